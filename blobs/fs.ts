@@ -1,0 +1,121 @@
+/** File-system blob store: one file per blob under `<dir>/<2 hex>/<id>`, written via a temp name. */
+import { join } from "node:path";
+import {
+  type BlobInfo,
+  BlobNotFoundError,
+  type BlobStore,
+  type ByteRange,
+  coalesce,
+  newBlobId,
+  type WriteOptions,
+} from "./store.ts";
+
+const WRITE_CHUNK = 1024 * 1024;
+const READ_CHUNK = 1024 * 1024;
+
+export async function openFsBlobStore(dir: string): Promise<BlobStore> {
+  const tmpDir = join(dir, "tmp");
+  await Deno.mkdir(tmpDir, { recursive: true });
+  const pathOf = (blobId: string) => {
+    if (!/^[0-9a-f]{32}$/.test(blobId)) throw new BlobNotFoundError(blobId);
+    return join(dir, blobId.slice(0, 2), blobId);
+  };
+
+  async function place(tmp: string, blobId: string): Promise<void> {
+    const final = pathOf(blobId);
+    await Deno.mkdir(join(dir, blobId.slice(0, 2)), { recursive: true });
+    await Deno.rename(tmp, final);
+  }
+
+  return {
+    kind: "fs",
+
+    async write(body, opts: WriteOptions = {}): Promise<BlobInfo> {
+      const blobId = newBlobId();
+      const tmp = join(tmpDir, `${blobId}.part`);
+      const file = await Deno.open(tmp, { write: true, createNew: true });
+      let info = { size: 0, sha256: "" };
+      try {
+        for await (const piece of coalesce(body, WRITE_CHUNK, opts, (i) => (info = i))) {
+          let off = 0;
+          while (off < piece.byteLength) off += await file.write(piece.subarray(off));
+        }
+        file.close();
+        await place(tmp, blobId);
+      } catch (err) {
+        try {
+          file.close();
+        } catch { /* already closed */ }
+        await Deno.remove(tmp).catch(() => {});
+        throw err;
+      }
+      return { blobId, ...info };
+    },
+
+    async read(blobId: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
+      let file: Deno.FsFile;
+      try {
+        file = await Deno.open(pathOf(blobId), { read: true });
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) throw new BlobNotFoundError(blobId);
+        throw err;
+      }
+      let remaining: number;
+      if (range) {
+        await file.seek(range.start, Deno.SeekMode.Start);
+        remaining = range.end - range.start + 1;
+      } else {
+        remaining = (await file.stat()).size;
+      }
+      const close = () => {
+        try {
+          file.close();
+        } catch { /* already closed */ }
+      };
+      return new ReadableStream<Uint8Array>({
+        type: "bytes",
+        async pull(controller) {
+          if (remaining <= 0) {
+            close();
+            controller.close();
+            return;
+          }
+          const buf = new Uint8Array(Math.min(READ_CHUNK, remaining));
+          let fill = 0;
+          while (fill < buf.byteLength) {
+            const n = await file.read(buf.subarray(fill));
+            if (n === null) break;
+            fill += n;
+          }
+          if (fill === 0) {
+            close();
+            controller.error(new Error(`blob ${blobId} ended early`));
+            return;
+          }
+          remaining -= fill;
+          controller.enqueue(fill === buf.byteLength ? buf : buf.subarray(0, fill));
+        },
+        cancel: close,
+      });
+    },
+
+    async copy(blobId: string): Promise<string> {
+      const copyId = newBlobId();
+      const tmp = join(tmpDir, `${copyId}.part`);
+      try {
+        await Deno.copyFile(pathOf(blobId), tmp);
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) throw new BlobNotFoundError(blobId);
+        throw err;
+      }
+      await place(tmp, copyId);
+      return copyId;
+    },
+
+    async delete(blobId: string): Promise<void> {
+      await Deno.remove(pathOf(blobId)).catch((err) => {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      });
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * KV blob store (for Deno Deploy, where there is no disk): bytes in chunks under
+ * ["blob_chunk", id, n]; the ["blob", id] record is written last, so a blob exists only once
+ * every chunk is in place.
+ */
+import {
+  type BlobInfo,
+  BlobNotFoundError,
+  type BlobStore,
+  type ByteRange,
+  coalesce,
+  newBlobId,
+} from "./store.ts";
+import { deletePrefix } from "../kv/db.ts";
+
+/** Below KV's 64 KiB value limit with room for the serializer's header. */
+export const KV_CHUNK = 63 * 1024;
+/** Chunks per atomic commit, under KV's 800 KB per-commit limit. */
+const CHUNKS_PER_COMMIT = 12;
+
+interface BlobRecord {
+  size: number;
+  sha256: string;
+  chunkSize: number;
+  chunks: number;
+}
+
+const blobKey = (id: string): Deno.KvKey => ["blob", id];
+const chunkPrefix = (id: string): Deno.KvKey => ["blob_chunk", id];
+const chunkKey = (id: string, n: number): Deno.KvKey => ["blob_chunk", id, n];
+
+export function openKvBlobStore(kv: Deno.Kv): BlobStore {
+  async function record(blobId: string): Promise<BlobRecord> {
+    const rec = await kv.get<BlobRecord>(blobKey(blobId));
+    if (!rec.value) throw new BlobNotFoundError(blobId);
+    return rec.value;
+  }
+
+  return {
+    kind: "kv",
+
+    async write(body, opts = {}): Promise<BlobInfo> {
+      const blobId = newBlobId();
+      let info = { size: 0, sha256: "" };
+      let n = 0;
+      let batch = kv.atomic();
+      let pending = 0;
+      try {
+        for await (const piece of coalesce(body, KV_CHUNK, opts, (i) => (info = i))) {
+          batch.set(chunkKey(blobId, n++), piece.slice());
+          if (++pending === CHUNKS_PER_COMMIT) {
+            await batch.commit();
+            batch = kv.atomic();
+            pending = 0;
+          }
+        }
+        batch.set(
+          blobKey(blobId),
+          {
+            size: info.size,
+            sha256: info.sha256,
+            chunkSize: KV_CHUNK,
+            chunks: n,
+          } satisfies BlobRecord,
+        );
+        await batch.commit();
+      } catch (err) {
+        await deletePrefix(kv, chunkPrefix(blobId)).catch(() => {});
+        throw err;
+      }
+      return { blobId, ...info };
+    },
+
+    async read(blobId: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
+      const rec = await record(blobId);
+      const start = range?.start ?? 0;
+      const end = range?.end ?? rec.size - 1;
+      let next = Math.floor(start / rec.chunkSize);
+      const last = rec.size === 0 ? -1 : Math.floor(end / rec.chunkSize);
+      return new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (next > last) {
+            controller.close();
+            return;
+          }
+          const keys = [];
+          for (let i = next; i <= Math.min(last, next + 9); i++) keys.push(chunkKey(blobId, i));
+          const entries = await kv.getMany<Uint8Array[]>(keys);
+          for (const entry of entries) {
+            const i = entry.key[2] as number;
+            if (!entry.value) {
+              controller.error(new BlobNotFoundError(blobId));
+              return;
+            }
+            const base = i * rec.chunkSize;
+            const from = Math.max(start - base, 0);
+            const to = Math.min(end - base + 1, entry.value.byteLength);
+            controller.enqueue(entry.value.subarray(from, to));
+          }
+          next += keys.length;
+        },
+      });
+    },
+
+    async copy(blobId: string): Promise<string> {
+      const rec = await record(blobId);
+      const info = await this.write(await this.read(blobId));
+      if (info.sha256 !== rec.sha256) throw new Error(`blob ${blobId} changed while copying`);
+      return info.blobId;
+    },
+
+    async delete(blobId: string): Promise<void> {
+      await kv.delete(blobKey(blobId));
+      await deletePrefix(kv, chunkPrefix(blobId));
+    },
+  };
+}

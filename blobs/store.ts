@@ -1,0 +1,107 @@
+/**
+ * Where file bytes live. Two back ends (`fs`, `kv`) implement this one interface and pass the
+ * same contract tests (tests/blob_store_test.ts). Metadata (which blob is a file's content)
+ * lives in KV resources; a blob becomes visible only when a resource record points at it.
+ */
+import { createHash } from "node:crypto";
+
+export interface BlobInfo {
+  blobId: string;
+  size: number;
+  /** Lowercase hex SHA-256 of the bytes. */
+  sha256: string;
+}
+
+export interface WriteOptions {
+  /** More bytes than this fails the write with BlobTooLargeError; nothing is kept. */
+  maxBytes?: number;
+  /** When set, a different byte count fails with BlobSizeMismatchError; nothing is kept. */
+  expectedSize?: number;
+}
+
+export interface ByteRange {
+  /** Inclusive first byte. */
+  start: number;
+  /** Inclusive last byte. */
+  end: number;
+}
+
+export interface BlobStore {
+  readonly kind: "fs" | "kv";
+  /** Streams `body` into a new blob, hashing as it goes. On any failure nothing is left behind. */
+  write(
+    body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+    opts?: WriteOptions,
+  ): Promise<BlobInfo>;
+  /** The blob's bytes (or the inclusive `range` of them) as a stream. */
+  read(blobId: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>>;
+  /** A new blob with the same bytes. */
+  copy(blobId: string): Promise<string>;
+  /** Removes a blob; deleting a missing blob is not an error. */
+  delete(blobId: string): Promise<void>;
+}
+
+export class BlobTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`body exceeds ${limit} bytes`);
+  }
+}
+
+export class BlobSizeMismatchError extends Error {
+  constructor(readonly expected: number, readonly actual: number) {
+    super(`body has ${actual} bytes, ${expected} were declared`);
+  }
+}
+
+export class BlobNotFoundError extends Error {
+  constructor(blobId: string) {
+    super(`blob ${blobId} is missing`);
+  }
+}
+
+export function newBlobId(): string {
+  return crypto.randomUUID().replaceAll("-", "");
+}
+
+/**
+ * Re-chunks a byte source into pieces of exactly `size` bytes (the last one shorter), hashing
+ * and counting as it goes and enforcing the size limits. Coalescing matters: 1 MiB writes are
+ * ~1.5x faster than the network's small chunks (docs/benchmarks.md).
+ */
+export async function* coalesce(
+  body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+  size: number,
+  opts: WriteOptions,
+  done: (info: { size: number; sha256: string }) => void,
+): AsyncGenerator<Uint8Array> {
+  const hash = createHash("sha256");
+  let total = 0;
+  let buf = new Uint8Array(size);
+  let fill = 0;
+  const limit = opts.maxBytes ?? Number.MAX_SAFE_INTEGER;
+  for await (const chunk of body as AsyncIterable<Uint8Array>) {
+    total += chunk.byteLength;
+    if (total > limit) throw new BlobTooLargeError(limit);
+    if (opts.expectedSize !== undefined && total > opts.expectedSize) {
+      throw new BlobSizeMismatchError(opts.expectedSize, total);
+    }
+    hash.update(chunk);
+    let off = 0;
+    while (off < chunk.byteLength) {
+      const n = Math.min(size - fill, chunk.byteLength - off);
+      buf.set(chunk.subarray(off, off + n), fill);
+      fill += n;
+      off += n;
+      if (fill === size) {
+        yield buf;
+        buf = new Uint8Array(size);
+        fill = 0;
+      }
+    }
+  }
+  if (opts.expectedSize !== undefined && total !== opts.expectedSize) {
+    throw new BlobSizeMismatchError(opts.expectedSize, total);
+  }
+  if (fill > 0) yield buf.subarray(0, fill);
+  done({ size: total, sha256: hash.digest("hex") });
+}

@@ -1,0 +1,81 @@
+/** Runtime configuration, read once from the environment (see runtime-and-admin.md). */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  kvPath: string;
+  blobStore: "fs" | "kv";
+  /** Set only when DRIVE_ADMIN_TOKEN is given; otherwise the token lives hashed in KV. */
+  adminToken: string | null;
+  publicUrl: string;
+  providerMaxDocBytes: number;
+  defaultQuotaBytes: number;
+  officeLockTtlSeconds: number;
+  officeStrictUser: boolean;
+}
+
+export const PROTOCOL_MAX_DOC_BYTES = 314_572_800;
+
+export class ConfigError extends Error {}
+
+function intVar(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw)) {
+    throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
+  }
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value)) throw new ConfigError(`${name} is too large`);
+  return value;
+}
+
+function boolVar(env: Record<string, string | undefined>, name: string): boolean {
+  const raw = (env[name] ?? "").toLowerCase();
+  if (raw === "" || raw === "false" || raw === "0") return false;
+  if (raw === "true" || raw === "1") return true;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+/** Deno Deploy has no writable file system, so its default blob store is KV. */
+function onDenoDeploy(env: Record<string, string | undefined>): boolean {
+  return Boolean(env.DENO_DEPLOYMENT_ID);
+}
+
+export function readConfig(env: Record<string, string | undefined> = Deno.env.toObject()): Config {
+  const port = intVar(env, "PORT", 8000);
+  if (port > 65535) throw new ConfigError("PORT must be at most 65535");
+  const dataDir = env.DRIVE_DATA_DIR || "./data";
+  const blobStore = env.DRIVE_BLOB_STORE || (onDenoDeploy(env) ? "kv" : "fs");
+  if (blobStore !== "fs" && blobStore !== "kv") {
+    throw new ConfigError(`DRIVE_BLOB_STORE must be "fs" or "kv", got "${blobStore}"`);
+  }
+  const providerMaxDocBytes = intVar(
+    env,
+    "DRIVE_PROVIDER_MAX_DOC_BYTES",
+    PROTOCOL_MAX_DOC_BYTES,
+  );
+  if (providerMaxDocBytes > PROTOCOL_MAX_DOC_BYTES) {
+    throw new ConfigError(
+      `DRIVE_PROVIDER_MAX_DOC_BYTES may be lowered but never above ${PROTOCOL_MAX_DOC_BYTES}`,
+    );
+  }
+  const publicUrl = (env.DRIVE_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, "");
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new ConfigError(`DRIVE_PUBLIC_URL is not a URL: "${publicUrl}"`);
+  }
+  return {
+    port,
+    host: env.HOST || "0.0.0.0",
+    dataDir,
+    kvPath: env.DRIVE_KV || `${dataDir}/drive.kv`,
+    blobStore,
+    adminToken: env.DRIVE_ADMIN_TOKEN || null,
+    publicUrl,
+    providerMaxDocBytes,
+    defaultQuotaBytes: intVar(env, "DRIVE_DEFAULT_QUOTA_BYTES", 10_737_418_240),
+    officeLockTtlSeconds: intVar(env, "DRIVE_OFFICE_LOCK_TTL_S", 1800),
+    officeStrictUser: boolVar(env, "DRIVE_OFFICE_STRICT_USER"),
+  };
+}

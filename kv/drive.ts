@@ -1,0 +1,531 @@
+/**
+ * The drive operations both protocols use: create, store bytes, put content, rename, move, copy,
+ * trash. Each validates, then commits the resource, its index keys and usage in one atomic
+ * write; byte streams go to the blob store first and are deleted again when the commit fails,
+ * so a failed request never leaves a half-written tree or changes stored content.
+ */
+import { type BlobInfo, BlobSizeMismatchError, BlobTooLargeError } from "../blobs/store.ts";
+import { commit, commitWithRetry, CONFLICT, nextSeq } from "./db.ts";
+import type { Deps } from "./deps.ts";
+import { DriveError, type ErrorCode, fail } from "./errors.ts";
+import { assertNotLockedByOther, lockEntryFor } from "./locks.ts";
+import { mimeOf } from "./mime.ts";
+import {
+  type ContentVersion,
+  freeName,
+  getResourceEntry,
+  loadPath,
+  MAX_DEPTH,
+  nameIndexKey,
+  type Resource,
+  resourceKey,
+  validateName,
+  versionKey,
+  writeResource,
+} from "./resources.ts";
+import { chargeUsage, readUsageEntry } from "./usage.ts";
+import { requireUser } from "./users.ts";
+
+type Body = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
+
+/** What to do when the name is taken: pick "name (n).ext", or fail with RESOURCE_003. */
+export type OnNameConflict = "rename" | "fail";
+
+async function requireFolderEntry(
+  kv: Deno.Kv,
+  ownerSeq: number,
+  parentRs: number | null,
+  field = "pfs",
+) {
+  if (parentRs === null) return null;
+  const entry = await getResourceEntry(kv, parentRs);
+  const p = entry.value;
+  if (!p || p.trashedAt !== null || p.ownerSeq !== ownerSeq) {
+    fail("RESOURCE_008", `No folder with seq ${parentRs} in this drive`, field);
+  }
+  if (p.type !== "FOLDER") {
+    fail("RESOURCE_005", `Resource ${parentRs} is a file, not a folder`, field);
+  }
+  return entry;
+}
+
+async function pickName(
+  kv: Deno.Kv,
+  ownerSeq: number,
+  parentRs: number | null,
+  name: string,
+  onConflict: OnNameConflict,
+  ignoreRs?: number,
+): Promise<string> {
+  if (onConflict === "rename") return await freeName(kv, ownerSeq, parentRs, name, ignoreRs);
+  const taken = (await kv.get<number>(nameIndexKey(ownerSeq, parentRs, name))).value;
+  if (taken !== null && taken !== ignoreRs) {
+    fail("RESOURCE_003", `"${name}" already exists in this folder`);
+  }
+  return name;
+}
+
+/** Maps a failed commit caused by a name check to the right outcome: retry, or RESOURCE_003. */
+function nameConflict(onConflict: OnNameConflict, name: string): typeof CONFLICT {
+  if (onConflict === "fail") fail("RESOURCE_003", `"${name}" already exists in this folder`);
+  return CONFLICT;
+}
+
+export async function createFolder(
+  d: Deps,
+  input: {
+    ownerSeq: number;
+    parentRs: number | null;
+    name: string;
+    actorSeq: number;
+    onConflict?: OnNameConflict;
+  },
+): Promise<Resource> {
+  const name = validateName(input.name, "fn");
+  const owner = await requireUser(d.kv, input.ownerSeq);
+  const onConflict = input.onConflict ?? "fail";
+  if (input.parentRs !== null) {
+    const path = await loadPath(d.kv, input.parentRs);
+    if (path && path.path.length >= MAX_DEPTH) {
+      fail("RESOURCE_014", `Folders may nest at most ${MAX_DEPTH} deep`, "pfs");
+    }
+  }
+  const rs = await nextSeq(d.kv, "resource");
+  return commitWithRetry(async () => {
+    const parent = await requireFolderEntry(d.kv, owner.userSeq, input.parentRs);
+    const finalName = await pickName(d.kv, owner.userSeq, input.parentRs, name, onConflict);
+    const now = Date.now();
+    const folder: Resource = {
+      rs,
+      ownerSeq: owner.userSeq,
+      tenantId: owner.tenantId,
+      parentRs: input.parentRs,
+      name: finalName,
+      type: "FOLDER",
+      size: 0,
+      mime: null,
+      blobId: null,
+      sha256: null,
+      version: 0,
+      createdAt: now,
+      updatedAt: now,
+      createdBy: input.actorSeq,
+      updatedBy: input.actorSeq,
+      trashedAt: null,
+    };
+    const op = d.kv.atomic();
+    if (parent) op.check(parent);
+    writeResource(op, null, folder);
+    return (await commit(op)) === true ? folder : nameConflict(onConflict, finalName);
+  });
+}
+
+/** Streams a body into the blob store, mapping size failures to catalog errors. */
+export async function writeBlob(
+  d: Deps,
+  body: Body,
+  opts: { maxBytes: number; expectedSize?: number; overLimit: ErrorCode; overLimitMessage: string },
+): Promise<BlobInfo> {
+  try {
+    return await d.blobs.write(body, { maxBytes: opts.maxBytes, expectedSize: opts.expectedSize });
+  } catch (err) {
+    if (err instanceof BlobTooLargeError) fail(opts.overLimit, opts.overLimitMessage);
+    if (err instanceof BlobSizeMismatchError) {
+      fail("REQUEST_001", `size says ${err.expected} bytes but the body has ${err.actual}`, "size");
+    }
+    throw err;
+  }
+}
+
+/** Free quota of a user right now (an upper bound for how many bytes to accept). */
+export async function freeQuota(d: Deps, userSeq: number): Promise<number> {
+  const [user, usage] = await Promise.all([
+    requireUser(d.kv, userSeq),
+    readUsageEntry(d.kv, userSeq),
+  ]);
+  return Math.max(user.quotaBytes - (usage.value ?? 0), 0);
+}
+
+async function discardBlob(d: Deps, blobId: string) {
+  await d.blobs.delete(blobId).catch((err) =>
+    console.error(`could not delete blob ${blobId}:`, err)
+  );
+}
+
+/** Runs `work` with a freshly written blob; deletes the blob again when `work` fails. */
+async function withBlob<T>(d: Deps, blob: BlobInfo, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    await discardBlob(d, blob.blobId);
+    throw err;
+  }
+}
+
+export interface StoreFileInput {
+  ownerSeq: number;
+  parentRs: number | null;
+  name: string;
+  body: Body;
+  expectedSize?: number;
+  actorSeq: number;
+  onConflict: OnNameConflict;
+  quotaCode: ErrorCode;
+  reason: string;
+  /** Upper bound on the body besides quota (e.g. the provider's document limit). */
+  maxBytes?: number;
+}
+
+/** Stores a new file: bytes first, then resource + name index + version + usage in one commit. */
+export async function storeNewFile(d: Deps, input: StoreFileInput): Promise<Resource> {
+  const name = validateName(input.name, "name");
+  const owner = await requireUser(d.kv, input.ownerSeq);
+  await requireFolderEntry(d.kv, owner.userSeq, input.parentRs);
+  const free = await freeQuota(d, owner.userSeq);
+  if (input.expectedSize !== undefined && input.expectedSize > free) {
+    fail(
+      input.quotaCode,
+      `The file needs ${input.expectedSize} bytes but only ${free} of the quota are free`,
+    );
+  }
+  const blob = await writeBlob(d, input.body, {
+    maxBytes: Math.min(free, input.maxBytes ?? Number.MAX_SAFE_INTEGER),
+    expectedSize: input.expectedSize,
+    overLimit: free <= (input.maxBytes ?? Infinity) ? input.quotaCode : "REQUEST_002",
+    overLimitMessage: free <= (input.maxBytes ?? Infinity)
+      ? `The file is larger than the ${free} bytes of quota left`
+      : `The file is larger than ${input.maxBytes} bytes`,
+  });
+  const rs = await nextSeq(d.kv, "resource");
+  return withBlob(
+    d,
+    blob,
+    () =>
+      commitFile(d, {
+        ...input,
+        name,
+        rs,
+        blob,
+        tenantId: owner.tenantId,
+        quotaBytes: owner.quotaBytes,
+      }),
+  );
+}
+
+function commitFile(
+  d: Deps,
+  input: StoreFileInput & { rs: number; blob: BlobInfo; tenantId: number; quotaBytes: number },
+): Promise<Resource> {
+  return commitWithRetry(async () => {
+    const [parent, usage] = await Promise.all([
+      requireFolderEntry(d.kv, input.ownerSeq, input.parentRs),
+      readUsageEntry(d.kv, input.ownerSeq),
+    ]);
+    const finalName = await pickName(
+      d.kv,
+      input.ownerSeq,
+      input.parentRs,
+      input.name,
+      input.onConflict,
+    );
+    const now = Date.now();
+    const file: Resource = {
+      rs: input.rs,
+      ownerSeq: input.ownerSeq,
+      tenantId: input.tenantId,
+      parentRs: input.parentRs,
+      name: finalName,
+      type: "FILE",
+      size: input.blob.size,
+      mime: mimeOf(finalName),
+      blobId: input.blob.blobId,
+      sha256: input.blob.sha256,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+      createdBy: input.actorSeq,
+      updatedBy: input.actorSeq,
+      trashedAt: null,
+    };
+    const op = d.kv.atomic();
+    if (parent) op.check(parent);
+    chargeUsage(op, usage, input.ownerSeq, input.blob.size, input.quotaBytes, input.quotaCode);
+    writeResource(op, null, file);
+    op.set(versionKey(file.rs, 1), versionRecord(file, input.blob, input.reason));
+    return (await commit(op)) === true ? file : nameConflict(input.onConflict, finalName);
+  });
+}
+
+function versionRecord(file: Resource, blob: BlobInfo, reason: string): ContentVersion {
+  return {
+    version: file.version,
+    blobId: blob.blobId,
+    size: blob.size,
+    sha256: blob.sha256,
+    createdAt: file.updatedAt,
+    createdBy: file.updatedBy,
+    reason,
+  };
+}
+
+export interface PutContentInput {
+  rs: number;
+  body: Body;
+  expectedSize?: number;
+  /** version: keep the previous content as an older version; overwrite: replace it. */
+  mode: "version" | "overwrite";
+  reason: string;
+  actorSeq: number;
+  /** Who is writing, for the lock check; null = nobody holding a lock. */
+  lockOwner: string | null;
+  quotaCode: ErrorCode;
+  maxBytes?: number;
+}
+
+/**
+ * Replaces a file's content atomically: the new bytes are written completely first, then one
+ * commit swaps the resource to them (checked against the resource, the lock and usage).
+ */
+export async function putContent(d: Deps, input: PutContentInput): Promise<Resource> {
+  const before = await getResourceEntry(d.kv, input.rs);
+  if (!before.value || before.value.trashedAt !== null) {
+    fail("RESOURCE_002", `No file with seq ${input.rs}`, "rs");
+  }
+  if (before.value.type !== "FILE") fail("RESOURCE_006", `Resource ${input.rs} is a folder`, "rs");
+  assertNotLockedByOther((await lockEntryFor(d.kv, input.rs)).value, input.lockOwner);
+  const owner = await requireUser(d.kv, before.value.ownerSeq);
+  const free = await freeQuota(d, owner.userSeq);
+  const credit = input.mode === "overwrite" ? before.value.size : 0;
+  const room = free + credit;
+  const blob = await writeBlob(d, input.body, {
+    maxBytes: Math.min(room, input.maxBytes ?? Number.MAX_SAFE_INTEGER),
+    expectedSize: input.expectedSize,
+    overLimit: room <= (input.maxBytes ?? Infinity) ? input.quotaCode : "REQUEST_002",
+    overLimitMessage: room <= (input.maxBytes ?? Infinity)
+      ? `The content is larger than the ${room} bytes of quota left`
+      : `The content is larger than ${input.maxBytes} bytes`,
+  });
+  let replaced: string | null = null;
+  const file = await withBlob(d, blob, () =>
+    commitWithRetry(async () => {
+      const [cur, lock, usage] = await Promise.all([
+        getResourceEntry(d.kv, input.rs),
+        lockEntryFor(d.kv, input.rs),
+        readUsageEntry(d.kv, owner.userSeq),
+      ]);
+      if (!cur.value || cur.value.trashedAt !== null) {
+        fail("RESOURCE_002", `No file with seq ${input.rs}`, "rs");
+      }
+      assertNotLockedByOther(lock.value, input.lockOwner);
+      const now = Date.now();
+      const next: Resource = {
+        ...cur.value,
+        size: blob.size,
+        blobId: blob.blobId,
+        sha256: blob.sha256,
+        version: cur.value.version + 1,
+        updatedAt: Math.max(now, cur.value.updatedAt + 1),
+        updatedBy: input.actorSeq,
+      };
+      const op = d.kv.atomic().check(cur, lock);
+      const delta = blob.size - (input.mode === "overwrite" ? cur.value.size : 0);
+      chargeUsage(op, usage, owner.userSeq, delta, owner.quotaBytes, input.quotaCode);
+      writeResource(op, cur.value, next);
+      if (input.mode === "overwrite") {
+        op.delete(versionKey(cur.value.rs, cur.value.version));
+      }
+      op.set(versionKey(next.rs, next.version), versionRecord(next, blob, input.reason));
+      replaced = input.mode === "overwrite" ? cur.value.blobId : null;
+      return (await commit(op)) === true ? next : CONFLICT;
+    }));
+  if (replaced) await discardBlob(d, replaced);
+  return file;
+}
+
+/** Renames in place. NONE rejects a taken name (RESOURCE_003); AUTO picks "name (n)". */
+export function renameResource(
+  d: Deps,
+  input: {
+    rs: number;
+    name: string;
+    onConflict: OnNameConflict;
+    actorSeq: number;
+    field?: string;
+    lockOwner?: string | null;
+  },
+): Promise<Resource> {
+  const name = validateName(input.name, input.field ?? "rn");
+  return commitWithRetry(async () => {
+    const [cur, lock] = await Promise.all([
+      getResourceEntry(d.kv, input.rs),
+      lockEntryFor(d.kv, input.rs),
+    ]);
+    if (!cur.value || cur.value.trashedAt !== null) {
+      fail("RESOURCE_002", `No file or folder with seq ${input.rs}`);
+    }
+    assertNotLockedByOther(lock.value, input.lockOwner ?? null);
+    if (cur.value.name === name) return cur.value;
+    const finalName = await pickName(
+      d.kv,
+      cur.value.ownerSeq,
+      cur.value.parentRs,
+      name,
+      input.onConflict,
+      input.rs,
+    );
+    const next: Resource = {
+      ...cur.value,
+      name: finalName,
+      updatedAt: Date.now(),
+      updatedBy: input.actorSeq,
+    };
+    const op = d.kv.atomic().check(cur, lock);
+    writeResource(op, cur.value, next);
+    return (await commit(op)) === true ? next : nameConflict(input.onConflict, finalName);
+  });
+}
+
+/**
+ * Moves a file or folder to another folder of the same drive. The destination's ancestor chain
+ * is checked (versionstamps) in the same commit, so two concurrent moves can never form a cycle.
+ */
+export function moveResource(
+  d: Deps,
+  input: { rs: number; destParentRs: number | null; actorSeq: number; onConflict?: OnNameConflict },
+): Promise<Resource> {
+  const onConflict = input.onConflict ?? "fail";
+  return commitWithRetry(async () => {
+    const cur = await getResourceEntry(d.kv, input.rs);
+    if (!cur.value || cur.value.trashedAt !== null) {
+      fail("RESOURCE_002", `No file or folder with seq ${input.rs}`);
+    }
+    const op = d.kv.atomic().check(cur);
+    let depth = 0;
+    if (input.destParentRs !== null) {
+      const dest = await requireFolderEntry(d.kv, cur.value.ownerSeq, input.destParentRs);
+      op.check(dest!);
+      // Walk up from the destination: the moved folder must not be on that path.
+      let next: number | null = input.destParentRs;
+      while (next !== null) {
+        if (next === input.rs) {
+          fail("RESOURCE_007", "A folder cannot be moved into itself or its own subfolder", "pfs");
+        }
+        const entry = await getResourceEntry(d.kv, next);
+        if (!entry.value) break;
+        if (entry.value.trashedAt !== null) {
+          fail("RESOURCE_008", `Folder ${input.destParentRs} is in the trash`, "pfs");
+        }
+        if (next !== input.destParentRs) op.check(entry);
+        next = entry.value.parentRs;
+        if (++depth > MAX_DEPTH) {
+          fail("RESOURCE_014", `Folders may nest at most ${MAX_DEPTH} deep`, "pfs");
+        }
+      }
+    }
+    if (cur.value.parentRs === input.destParentRs) return cur.value;
+    const finalName = await pickName(
+      d.kv,
+      cur.value.ownerSeq,
+      input.destParentRs,
+      cur.value.name,
+      onConflict,
+      input.rs,
+    );
+    const next: Resource = {
+      ...cur.value,
+      parentRs: input.destParentRs,
+      name: finalName,
+      updatedAt: Date.now(),
+      updatedBy: input.actorSeq,
+    };
+    writeResource(op, cur.value, next);
+    return (await commit(op)) === true ? next : nameConflict(onConflict, finalName);
+  });
+}
+
+/** Copies a file (its current content) into a folder of `destOwnerSeq`'s drive, charging that user. */
+export async function copyFile(
+  d: Deps,
+  input: { rs: number; destOwnerSeq: number; destParentRs: number | null; actorSeq: number },
+): Promise<Resource> {
+  const src = await getResourceEntry(d.kv, input.rs);
+  if (!src.value || src.value.trashedAt !== null) {
+    fail("RESOURCE_002", `No file with seq ${input.rs}`);
+  }
+  if (src.value.type !== "FILE") {
+    fail("RESOURCE_006", `Resource ${input.rs} is a folder; only files can be copied`);
+  }
+  const owner = await requireUser(d.kv, input.destOwnerSeq);
+  await requireFolderEntry(d.kv, owner.userSeq, input.destParentRs);
+  if (src.value.size > (await freeQuota(d, owner.userSeq))) {
+    fail("RESOURCE_015", `The copy needs ${src.value.size} bytes, more than the quota left`);
+  }
+  const blobId = await d.blobs.copy(src.value.blobId!);
+  const blob: BlobInfo = { blobId, size: src.value.size, sha256: src.value.sha256! };
+  const rs = await nextSeq(d.kv, "resource");
+  return withBlob(d, blob, () =>
+    commitFile(d, {
+      ownerSeq: owner.userSeq,
+      parentRs: input.destParentRs,
+      name: src.value!.name,
+      body: new ReadableStream(),
+      actorSeq: input.actorSeq,
+      onConflict: "rename",
+      quotaCode: "RESOURCE_015",
+      reason: "copy",
+      rs,
+      blob,
+      tenantId: owner.tenantId,
+      quotaBytes: owner.quotaBytes,
+    }));
+}
+
+/** Stores bytes a service produced (templates): same path as an upload. */
+export function storeGeneratedFile(
+  d: Deps,
+  input: Omit<StoreFileInput, "body"> & { bytes: Uint8Array },
+): Promise<Resource> {
+  const { bytes, ...rest } = input;
+  return storeNewFile(d, {
+    ...rest,
+    body: ReadableStream.from([bytes]),
+    expectedSize: bytes.byteLength,
+  });
+}
+
+/**
+ * Moves a file or folder to the trash. A folder's contents go with it (they are under a trashed
+ * ancestor). A document locked by someone else is refused.
+ */
+export function trashResource(
+  d: Deps,
+  input: { rs: number; actorSeq: number; notFound?: ErrorCode; lockOwner?: string | null },
+): Promise<Resource> {
+  const notFound = input.notFound ?? "RESOURCE_002";
+  return commitWithRetry(async () => {
+    const [cur, lock] = await Promise.all([
+      getResourceEntry(d.kv, input.rs),
+      lockEntryFor(d.kv, input.rs),
+    ]);
+    if (!cur.value || cur.value.trashedAt !== null) {
+      fail(notFound, `No file or folder with seq ${input.rs}, or it is already in the trash`);
+    }
+    assertNotLockedByOther(lock.value, input.lockOwner ?? null);
+    const now = Date.now();
+    const next: Resource = {
+      ...cur.value,
+      trashedAt: now,
+      updatedAt: now,
+      updatedBy: input.actorSeq,
+    };
+    const op = d.kv.atomic().check(cur, lock);
+    writeResource(op, cur.value, next);
+    return (await commit(op)) === true ? next : CONFLICT;
+  });
+}
+
+export function isDriveError(err: unknown, code?: ErrorCode): err is DriveError {
+  return err instanceof DriveError && (code === undefined || err.code === code);
+}
+
+export { resourceKey };

@@ -1,0 +1,151 @@
+/**
+ * Document locks: one record per document, shared by the storage provider protocol and the
+ * editor-session (web-office) endpoints, so each sees the other's lock.
+ *   ["lock", rs] -> Lock
+ * Provider locks follow the protocol's table (no expiry). Editor locks are leases with
+ * `expiresAt`; an expired lease counts as no lock. Expiry is compared against our own
+ * timestamp because KV's expireIn deletes lazily.
+ */
+import { commit, commitWithRetry, CONFLICT } from "./db.ts";
+import { fail } from "./errors.ts";
+import { getResourceEntry } from "./resources.ts";
+
+export interface Lock {
+  rs: number;
+  /** Opaque owner string; equality decides who may unlock. */
+  owner: string;
+  source: "provider" | "office";
+  /** Adapter name (provider) or user seq (office), for display. */
+  holder: string;
+  lockedAt: number;
+  /** null: no lease (provider locks). */
+  expiresAt: number | null;
+}
+
+export const lockKey = (rs: number): Deno.KvKey => ["lock", rs];
+
+export function isLive(lock: Lock | null, now = Date.now()): lock is Lock {
+  return lock !== null && (lock.expiresAt === null || lock.expiresAt > now);
+}
+
+/** The live lock of a document, or null. */
+export async function getLock(kv: Deno.Kv, rs: number): Promise<Lock | null> {
+  const entry = await kv.get<Lock>(lockKey(rs));
+  return isLive(entry.value) ? entry.value : null;
+}
+
+/**
+ * Reads the lock entry for use inside another atomic write: the caller adds
+ * `op.check(entry)` so that a lock taken concurrently fails its commit.
+ */
+export async function lockEntryFor(kv: Deno.Kv, rs: number) {
+  return await kv.get<Lock>(lockKey(rs));
+}
+
+/** Throws RESOURCE_010 when someone other than `owner` holds a live lock. */
+export function assertNotLockedByOther(lock: Lock | null, owner: string | null) {
+  if (isLive(lock) && lock.owner !== owner) {
+    fail("RESOURCE_010", `The document is locked by ${lock.holder}`);
+  }
+}
+
+/**
+ * Takes or renews the lock. Same owner: renewed (lease extended). Other live owner:
+ * RESOURCE_010, the existing lock unchanged.
+ */
+export function acquireLock(
+  kv: Deno.Kv,
+  input: {
+    rs: number;
+    owner: string;
+    source: Lock["source"];
+    holder: string;
+    ttlMs: number | null;
+  },
+): Promise<Lock> {
+  return commitWithRetry(async () => {
+    const [res, cur] = await Promise.all([
+      getResourceEntry(kv, input.rs),
+      kv.get<Lock>(lockKey(input.rs)),
+    ]);
+    if (!res.value || res.value.trashedAt !== null) {
+      fail("RESOURCE_002", `No file with seq ${input.rs}`);
+    }
+    assertNotLockedByOther(cur.value, input.owner);
+    const now = Date.now();
+    const lock: Lock = {
+      rs: input.rs,
+      owner: input.owner,
+      source: input.source,
+      holder: input.holder,
+      lockedAt: isLive(cur.value) ? cur.value.lockedAt : now,
+      expiresAt: input.ttlMs === null ? null : now + input.ttlMs,
+    };
+    const op = kv.atomic().check(cur).set(
+      lockKey(input.rs),
+      lock,
+      input.ttlMs ? { expireIn: input.ttlMs + 60_000 } : {},
+    );
+    return (await commit(op)) === true ? lock : CONFLICT;
+  });
+}
+
+/**
+ * Releases the lock held by `owner`. No live lock: succeeds. Another owner: RESOURCE_010 and
+ * the lock is kept (there is no force-unlock here; see forceReleaseLock).
+ */
+export function releaseLock(kv: Deno.Kv, rs: number, owner: string): Promise<void> {
+  return commitWithRetry(async () => {
+    const cur = await kv.get<Lock>(lockKey(rs));
+    if (!isLive(cur.value)) {
+      if (cur.value) await kv.atomic().check(cur).delete(lockKey(rs)).commit();
+      return;
+    }
+    assertNotLockedByOther(cur.value, owner);
+    return (await commit(kv.atomic().check(cur).delete(lockKey(rs)))) === true
+      ? undefined
+      : CONFLICT;
+  });
+}
+
+export interface LockRelease {
+  lock: Lock;
+  releasedBy: string;
+  releasedAt: number;
+}
+
+/** Administrator's release of any lock, recorded in ["lock_release", time, rs]. */
+export function forceReleaseLock(
+  kv: Deno.Kv,
+  rs: number,
+  releasedBy: string,
+): Promise<LockRelease | null> {
+  return commitWithRetry(async () => {
+    const cur = await kv.get<Lock>(lockKey(rs));
+    if (!isLive(cur.value)) return null;
+    const record: LockRelease = { lock: cur.value, releasedBy, releasedAt: Date.now() };
+    const op = kv.atomic().check(cur).delete(lockKey(rs)).set([
+      "lock_release",
+      record.releasedAt,
+      rs,
+    ], record);
+    return (await commit(op)) === true ? record : CONFLICT;
+  });
+}
+
+export async function listLocks(kv: Deno.Kv): Promise<Lock[]> {
+  const out: Lock[] = [];
+  const now = Date.now();
+  for await (const e of kv.list<Lock>({ prefix: ["lock"] })) {
+    if (isLive(e.value, now)) out.push(e.value);
+  }
+  return out;
+}
+
+export async function listLockReleases(kv: Deno.Kv, limit = 100): Promise<LockRelease[]> {
+  const out: LockRelease[] = [];
+  for await (
+    const e of kv.list<LockRelease>({ prefix: ["lock_release"] }, { reverse: true, limit })
+  ) out.push(e.value);
+  return out;
+}
