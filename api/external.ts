@@ -5,6 +5,7 @@ import { type ApiEnv, requireApiKey } from "./auth.ts";
 import { externalApiError } from "./errors.ts";
 import { foldersApi } from "./folders.ts";
 import { newOpenApiApp } from "./openapi.ts";
+import { API_DOCS_HTML } from "./docs_page.ts";
 
 export const EXTERNAL_BASE = "/api/external/v1";
 
@@ -30,6 +31,7 @@ export function externalApi(d: Deps) {
 
   app.route("/", foldersApi(d));
 
+  app.get("/docs", (c) => c.html(API_DOCS_HTML));
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: { title: "Drive external API", version: "v1" },
