@@ -3,6 +3,7 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** Deno.openKv's argument; "" opens Deno Deploy's managed KV. */
   kvPath: string;
   blobStore: "fs" | "kv";
   /** Set only when DRIVE_ADMIN_TOKEN is given; otherwise the token lives hashed in KV. */
@@ -69,7 +70,8 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     port,
     host: env.HOST || "0.0.0.0",
     dataDir,
-    kvPath: env.DRIVE_KV || `${dataDir}/drive.kv`,
+    // On Deno Deploy an empty path opens the project's managed KV.
+    kvPath: env.DRIVE_KV || (onDenoDeploy(env) ? "" : `${dataDir}/drive.kv`),
     blobStore,
     adminToken: env.DRIVE_ADMIN_TOKEN || null,
     publicUrl,

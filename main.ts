@@ -16,10 +16,10 @@ try {
   throw err;
 }
 
-if (!config.kvPath.includes("://") && config.kvPath !== ":memory:") {
+if (config.blobStore === "fs" || (config.kvPath !== "" && !config.kvPath.includes("://"))) {
   await Deno.mkdir(config.dataDir, { recursive: true });
 }
-const kv = await Deno.openKv(config.kvPath);
+const kv = await Deno.openKv(config.kvPath || undefined);
 const blobs = config.blobStore === "fs"
   ? await openFsBlobStore(`${config.dataDir}/blobs`)
   : openKvBlobStore(kv);
