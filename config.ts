@@ -1,4 +1,6 @@
 /** Runtime configuration, read once from the environment (see runtime-and-admin.md). */
+import { Buffer } from "node:buffer";
+
 export interface Config {
   port: number;
   host: string;
@@ -13,6 +15,18 @@ export interface Config {
   defaultQuotaBytes: number;
   officeLockTtlSeconds: number;
   officeStrictUser: boolean;
+  /** DRIVE_SECRETS_KEY: 32 bytes (base64) encrypting adapter secrets at rest; see docs/provider.md. */
+  secretsKey: Uint8Array | null;
+}
+
+function secretsKeyVar(env: Record<string, string | undefined>): Uint8Array | null {
+  const raw = env.DRIVE_SECRETS_KEY;
+  if (raw === undefined || raw === "") return null;
+  const bytes = /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw) ? Buffer.from(raw, "base64") : null;
+  if (!bytes || bytes.byteLength !== 32) {
+    throw new ConfigError("DRIVE_SECRETS_KEY must be 32 bytes, base64-encoded");
+  }
+  return new Uint8Array(bytes);
 }
 
 export const PROTOCOL_MAX_DOC_BYTES = 314_572_800;
@@ -79,5 +93,6 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     defaultQuotaBytes: intVar(env, "DRIVE_DEFAULT_QUOTA_BYTES", 10_737_418_240),
     officeLockTtlSeconds: intVar(env, "DRIVE_OFFICE_LOCK_TTL_S", 1800),
     officeStrictUser: boolVar(env, "DRIVE_OFFICE_STRICT_USER"),
+    secretsKey: secretsKeyVar(env),
   };
 }

@@ -1,11 +1,19 @@
 /** The drive external API under /api/external/v1: authentication, the areas, and the OpenAPI document. */
 import type { Deps } from "../kv/deps.ts";
-import { fail } from "../kv/errors.ts";
 import { type ApiEnv, requireApiKey } from "./auth.ts";
 import { externalApiError } from "./errors.ts";
+import { filesApi } from "./files.ts";
 import { foldersApi } from "./folders.ts";
+import { folderZipApi } from "./folder_zip.ts";
+import { resourcesApi } from "./resources.ts";
+import { trashApi } from "./trash.ts";
+import { documentsApi } from "./documents.ts";
+import { pinnedApi } from "./pinned.ts";
+import { sharedApi } from "./shared.ts";
+import { sharesApi } from "./shares.ts";
 import { newOpenApiApp } from "./openapi.ts";
 import { API_DOCS_HTML } from "./docs_page.ts";
+import { webOfficeApi } from "./web_office.ts";
 
 export const EXTERNAL_BASE = "/api/external/v1";
 
@@ -15,7 +23,6 @@ const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", "/files/download", "/fol
 export function externalApi(d: Deps) {
   const app = newOpenApiApp<ApiEnv>();
   app.onError(externalApiError);
-  app.notFound(() => fail("REQUEST_004"));
 
   const auth = requireApiKey(d.kv);
   app.use("*", async (c, next) => {
@@ -30,6 +37,15 @@ export function externalApi(d: Deps) {
   });
 
   app.route("/", foldersApi(d));
+  app.route("/", folderZipApi(d));
+  app.route("/", resourcesApi(d));
+  app.route("/", trashApi(d));
+  app.route("/", documentsApi(d));
+  app.route("/", sharesApi(d));
+  app.route("/", sharedApi(d));
+  app.route("/", pinnedApi(d));
+  app.route("/", filesApi(d));
+  app.route("/web-office", webOfficeApi(d));
 
   app.get("/docs", (c) => c.html(API_DOCS_HTML));
   app.doc31("/openapi.json", {

@@ -13,6 +13,11 @@ import {
 const WRITE_CHUNK = 1024 * 1024;
 const READ_CHUNK = 1024 * 1024;
 
+async function writeAll(file: Deno.FsFile, piece: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < piece.byteLength) off += await file.write(piece.subarray(off));
+}
+
 export async function openFsBlobStore(dir: string): Promise<BlobStore> {
   const tmpDir = join(dir, "tmp");
   await Deno.mkdir(tmpDir, { recursive: true });
@@ -35,14 +40,18 @@ export async function openFsBlobStore(dir: string): Promise<BlobStore> {
       const tmp = join(tmpDir, `${blobId}.part`);
       const file = await Deno.open(tmp, { write: true, createNew: true });
       let info = { size: 0, sha256: "" };
+      // One write stays in flight while the next piece is parsed, hashed and copied (pool 2).
+      let inFlight: Promise<void> | null = null;
       try {
-        for await (const piece of coalesce(body, WRITE_CHUNK, opts, (i) => (info = i))) {
-          let off = 0;
-          while (off < piece.byteLength) off += await file.write(piece.subarray(off));
+        for await (const piece of coalesce(body, WRITE_CHUNK, opts, (i) => (info = i), 2)) {
+          await inFlight;
+          inFlight = writeAll(file, piece);
         }
+        await inFlight;
         file.close();
         await place(tmp, blobId);
       } catch (err) {
+        await inFlight?.catch(() => {});
         try {
           file.close();
         } catch { /* already closed */ }
@@ -96,7 +105,8 @@ export async function openFsBlobStore(dir: string): Promise<BlobStore> {
           controller.enqueue(fill === buf.byteLength ? buf : buf.subarray(0, fill));
         },
         cancel: close,
-      });
+        // One chunk read ahead: the next disk read overlaps the socket write of this one.
+      }, { highWaterMark: READ_CHUNK });
     },
 
     async copy(blobId: string): Promise<string> {

@@ -8,12 +8,13 @@ import { type BlobInfo, BlobSizeMismatchError, BlobTooLargeError } from "../blob
 import { commit, commitWithRetry, CONFLICT, nextSeq } from "./db.ts";
 import type { Deps } from "./deps.ts";
 import { DriveError, type ErrorCode, fail } from "./errors.ts";
-import { assertNotLockedByOther, lockEntryFor } from "./locks.ts";
+import { assertNotLockedByOther, lockEntryFor, type LockOwner } from "./locks.ts";
 import { mimeOf } from "./mime.ts";
 import {
   type ContentVersion,
   freeName,
   getResourceEntry,
+  listVersions,
   loadPath,
   MAX_DEPTH,
   nameIndexKey,
@@ -23,6 +24,7 @@ import {
   versionKey,
   writeResource,
 } from "./resources.ts";
+import { shareByResKey } from "./shares.ts";
 import { chargeUsage, readUsageEntry } from "./usage.ts";
 import { requireUser } from "./users.ts";
 
@@ -65,9 +67,12 @@ async function pickName(
   return name;
 }
 
-/** Maps a failed commit caused by a name check to the right outcome: retry, or RESOURCE_003. */
-function nameConflict(onConflict: OnNameConflict, name: string): typeof CONFLICT {
-  if (onConflict === "fail") fail("RESOURCE_003", `"${name}" already exists in this folder`);
+/**
+ * A failed commit is retried whatever check failed: it may be the name slot, or a concurrent
+ * change elsewhere (a move's ancestor chain). The retry's pickName answers RESOURCE_003 when
+ * the name really is taken by then.
+ */
+function nameConflict(_onConflict: OnNameConflict, _name: string): typeof CONFLICT {
   return CONFLICT;
 }
 
@@ -152,14 +157,36 @@ async function discardBlob(d: Deps, blobId: string) {
   );
 }
 
-/** Runs `work` with a freshly written blob; deletes the blob again when `work` fails. */
-async function withBlob<T>(d: Deps, blob: BlobInfo, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with a freshly written blob; deletes the blob again when `work` fails, unless the
+ * caller wrote it (`callerOwned`) and so cleans it up itself.
+ */
+async function withBlob<T>(
+  d: Deps,
+  blob: BlobInfo,
+  work: () => Promise<T>,
+  callerOwned = false,
+): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    await discardBlob(d, blob.blobId);
+    if (!callerOwned) await discardBlob(d, blob.blobId);
     throw err;
   }
+}
+
+/** Bytes the caller already wrote to the blob store (the provider buffers and verifies first). */
+function preWrittenBlob(
+  blob: BlobInfo,
+  room: number,
+  maxBytes: number | undefined,
+  quota: ErrorCode,
+) {
+  if (maxBytes !== undefined && blob.size > maxBytes) {
+    fail("REQUEST_002", `The content is larger than ${maxBytes} bytes`);
+  }
+  if (blob.size > room) fail(quota, `The content is larger than the ${room} bytes of quota left`);
+  return blob;
 }
 
 export interface StoreFileInput {
@@ -174,6 +201,8 @@ export interface StoreFileInput {
   reason: string;
   /** Upper bound on the body besides quota (e.g. the provider's document limit). */
   maxBytes?: number;
+  /** Bytes already in the blob store instead of `body`; the caller deletes them on failure. */
+  blob?: BlobInfo;
 }
 
 /** Stores a new file: bytes first, then resource + name index + version + usage in one commit. */
@@ -188,14 +217,16 @@ export async function storeNewFile(d: Deps, input: StoreFileInput): Promise<Reso
       `The file needs ${input.expectedSize} bytes but only ${free} of the quota are free`,
     );
   }
-  const blob = await writeBlob(d, input.body, {
-    maxBytes: Math.min(free, input.maxBytes ?? Number.MAX_SAFE_INTEGER),
-    expectedSize: input.expectedSize,
-    overLimit: free <= (input.maxBytes ?? Infinity) ? input.quotaCode : "REQUEST_002",
-    overLimitMessage: free <= (input.maxBytes ?? Infinity)
-      ? `The file is larger than the ${free} bytes of quota left`
-      : `The file is larger than ${input.maxBytes} bytes`,
-  });
+  const blob = input.blob
+    ? preWrittenBlob(input.blob, free, input.maxBytes, input.quotaCode)
+    : await writeBlob(d, input.body, {
+      maxBytes: Math.min(free, input.maxBytes ?? Number.MAX_SAFE_INTEGER),
+      expectedSize: input.expectedSize,
+      overLimit: free <= (input.maxBytes ?? Infinity) ? input.quotaCode : "REQUEST_002",
+      overLimitMessage: free <= (input.maxBytes ?? Infinity)
+        ? `The file is larger than the ${free} bytes of quota left`
+        : `The file is larger than ${input.maxBytes} bytes`,
+    });
   const rs = await nextSeq(d.kv, "resource");
   return withBlob(
     d,
@@ -209,6 +240,7 @@ export async function storeNewFile(d: Deps, input: StoreFileInput): Promise<Reso
         tenantId: owner.tenantId,
         quotaBytes: owner.quotaBytes,
       }),
+    input.blob !== undefined,
   );
 }
 
@@ -277,9 +309,11 @@ export interface PutContentInput {
   reason: string;
   actorSeq: number;
   /** Who is writing, for the lock check; null = nobody holding a lock. */
-  lockOwner: string | null;
+  lockOwner: LockOwner;
   quotaCode: ErrorCode;
   maxBytes?: number;
+  /** Bytes already in the blob store instead of `body`; the caller deletes them on failure. */
+  blob?: BlobInfo;
 }
 
 /**
@@ -297,14 +331,16 @@ export async function putContent(d: Deps, input: PutContentInput): Promise<Resou
   const free = await freeQuota(d, owner.userSeq);
   const credit = input.mode === "overwrite" ? before.value.size : 0;
   const room = free + credit;
-  const blob = await writeBlob(d, input.body, {
-    maxBytes: Math.min(room, input.maxBytes ?? Number.MAX_SAFE_INTEGER),
-    expectedSize: input.expectedSize,
-    overLimit: room <= (input.maxBytes ?? Infinity) ? input.quotaCode : "REQUEST_002",
-    overLimitMessage: room <= (input.maxBytes ?? Infinity)
-      ? `The content is larger than the ${room} bytes of quota left`
-      : `The content is larger than ${input.maxBytes} bytes`,
-  });
+  const blob = input.blob
+    ? preWrittenBlob(input.blob, room, input.maxBytes, input.quotaCode)
+    : await writeBlob(d, input.body, {
+      maxBytes: Math.min(room, input.maxBytes ?? Number.MAX_SAFE_INTEGER),
+      expectedSize: input.expectedSize,
+      overLimit: room <= (input.maxBytes ?? Infinity) ? input.quotaCode : "REQUEST_002",
+      overLimitMessage: room <= (input.maxBytes ?? Infinity)
+        ? `The content is larger than the ${room} bytes of quota left`
+        : `The content is larger than ${input.maxBytes} bytes`,
+    });
   let replaced: string | null = null;
   const file = await withBlob(d, blob, () =>
     commitWithRetry(async () => {
@@ -337,7 +373,7 @@ export async function putContent(d: Deps, input: PutContentInput): Promise<Resou
       op.set(versionKey(next.rs, next.version), versionRecord(next, blob, input.reason));
       replaced = input.mode === "overwrite" ? cur.value.blobId : null;
       return (await commit(op)) === true ? next : CONFLICT;
-    }));
+    }), input.blob !== undefined);
   if (replaced) await discardBlob(d, replaced);
   return file;
 }
@@ -438,6 +474,76 @@ export function moveResource(
       updatedAt: Date.now(),
       updatedBy: input.actorSeq,
     };
+    writeResource(op, cur.value, next);
+    return (await commit(op)) === true ? next : nameConflict(onConflict, finalName);
+  });
+}
+
+/**
+ * Moves a file into a folder of another user's drive (e.g. a recipient taking a file out of a
+ * shared folder). One commit changes the owner and moves the bytes of every stored version from
+ * the old owner's usage to the new owner's, refusing with RESOURCE_015 when they do not fit.
+ * A folder cannot change drives (RESOURCE_017); a same-drive target is a plain moveResource.
+ */
+export async function moveFileToDrive(
+  d: Deps,
+  input: {
+    rs: number;
+    destOwnerSeq: number;
+    destParentRs: number | null;
+    actorSeq: number;
+    onConflict?: OnNameConflict;
+  },
+): Promise<Resource> {
+  const onConflict = input.onConflict ?? "fail";
+  const first = (await getResourceEntry(d.kv, input.rs)).value;
+  if (first && first.ownerSeq === input.destOwnerSeq) return moveResource(d, input);
+  const destOwner = await requireUser(d.kv, input.destOwnerSeq);
+  return commitWithRetry(async () => {
+    const [cur, lock] = await Promise.all([
+      getResourceEntry(d.kv, input.rs),
+      lockEntryFor(d.kv, input.rs),
+    ]);
+    if (!cur.value || cur.value.trashedAt !== null) {
+      fail("RESOURCE_002", `No file with seq ${input.rs}`);
+    }
+    if (cur.value.type !== "FILE") {
+      fail("RESOURCE_017", "Only files can move to another user's drive; copy a folder instead");
+    }
+    // An open editor session writes back to this file; it must not change hands under it.
+    assertNotLockedByOther(lock.value, null);
+    const [dest, versions, srcUsage, destUsage, ownShare] = await Promise.all([
+      requireFolderEntry(d.kv, destOwner.userSeq, input.destParentRs),
+      listVersions(d.kv, input.rs),
+      readUsageEntry(d.kv, cur.value.ownerSeq),
+      readUsageEntry(d.kv, destOwner.userSeq),
+      d.kv.get<number>(shareByResKey(input.rs)),
+    ]);
+    // A share belongs to its owner's drive; the new owner would inherit someone else's grants.
+    if (ownShare.value !== null) {
+      fail("RESOURCE_017", "The file has its own share; remove it before moving to another drive");
+    }
+    const bytes = versions.reduce((sum, v) => sum + v.size, 0);
+    const finalName = await pickName(
+      d.kv,
+      destOwner.userSeq,
+      input.destParentRs,
+      cur.value.name,
+      onConflict,
+    );
+    const next: Resource = {
+      ...cur.value,
+      ownerSeq: destOwner.userSeq,
+      tenantId: destOwner.tenantId,
+      parentRs: input.destParentRs,
+      name: finalName,
+      updatedAt: Date.now(),
+      updatedBy: input.actorSeq,
+    };
+    const op = d.kv.atomic().check(cur, lock, ownShare);
+    if (dest) op.check(dest);
+    chargeUsage(op, destUsage, destOwner.userSeq, bytes, destOwner.quotaBytes, "RESOURCE_015");
+    chargeUsage(op, srcUsage, cur.value.ownerSeq, -bytes, Infinity, "RESOURCE_015");
     writeResource(op, cur.value, next);
     return (await commit(op)) === true ? next : nameConflict(onConflict, finalName);
   });

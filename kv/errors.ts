@@ -55,10 +55,15 @@ export const ERROR_CATALOG = {
   RESOURCE_016: { status: 400, meaning: "`rs` is required when `st` is version or overwrite" },
   RESOURCE_017: {
     status: 400,
-    meaning: "Moving between different users' drives is not possible; copy instead",
+    meaning:
+      "This cannot move to another user's drive (a folder, or a file with its own share); copy instead",
   },
   RESOURCE_018: { status: 400, meaning: "Invalid list cursor" },
   RESOURCE_019: { status: 409, meaning: "The resource is not in the trash" },
+  RESOURCE_020: {
+    status: 400,
+    meaning: "The folder holds too many entries for one ZIP download; download its subfolders",
+  },
   // Quota
   QUOTA_003: { status: 403, meaning: "Creating the document would exceed the account quota" },
   // Permissions
@@ -81,7 +86,61 @@ export const ERROR_CATALOG = {
   PINNED_FOLDER_003: { status: 409, meaning: "At most three folders can be pinned" },
   // Shares
   SHARE_001: { status: 403, meaning: "The resource is not shared with the named user" },
+  SHARE_002: { status: 403, meaning: "The tenant's share policy does not allow this share type" },
+  SHARE_003: {
+    status: 403,
+    meaning: "The share would grant more than the tenant's share policy allows for its type",
+  },
+  SHARE_004: {
+    status: 409,
+    meaning: "Another resource in the same hierarchy is shared with a different share type",
+  },
+  SHARE_005: { status: 409, meaning: "The resource is already shared; change that share instead" },
+  SHARE_006: { status: 404, meaning: "No such share (or it is not visible to the caller)" },
   SHARE_007: { status: 404, meaning: "Unknown, revoked or expired share-link token" },
+  SHARE_008: {
+    status: 400,
+    meaning: "ORG_LINK and PUBLIC_LINK shares need cv true and ce, cd, cu, cs sent explicitly",
+  },
+  SHARE_009: {
+    status: 400,
+    meaning:
+      "Invalid recipients: only SPECIFIC_USERS shares have them, at most 50, no duplicates, not the owner",
+  },
+  SHARE_010: {
+    status: 403,
+    meaning: "Only the owner (or, for recipients, a re-share holder) may do this to the share",
+  },
+  // Public share-link page
+  LINK_001: { status: 401, meaning: "Wrong share-link password" },
+  LINK_002: {
+    status: 429,
+    meaning: "Too many wrong passwords for this link; retry after the Retry-After seconds",
+  },
+  LINK_003: {
+    status: 403,
+    meaning: "An ORG_LINK opens only for signed-in members of the owner's organization",
+  },
+  LINK_004: {
+    status: 401,
+    meaning: "The link is password-protected: send a valid access token (X-Link-Access)",
+  },
+  // Editor session (web-office)
+  OFFICE_001: {
+    status: 403,
+    meaning: "loginUserSeq names no user of the API key's tenant",
+  },
+  OFFICE_002: {
+    status: 403,
+    meaning:
+      "Hardened mode (DRIVE_OFFICE_STRICT_USER): loginUserSeq must be the API key's own user",
+  },
+  OFFICE_003: {
+    status: 403,
+    meaning: "A VIEWER or WATCHER editor surface can read the document but not lock or save it",
+  },
+  // Document locks (admin)
+  LOCK_001: { status: 404, meaning: "The document has no live lock" },
   // Users and tenants (admin API and lookups)
   USER_001: { status: 404, meaning: "No such user" },
   USER_002: { status: 409, meaning: "accountId is already taken" },
@@ -89,6 +148,22 @@ export const ERROR_CATALOG = {
   TENANT_001: { status: 404, meaning: "No such tenant" },
   KEY_001: { status: 404, meaning: "No such API key" },
   ADMIN_001: { status: 404, meaning: "No such admin endpoint" },
+  // Adapters (storage provider protocol; see docs/provider.md)
+  ADAPTER_001: { status: 404, meaning: "No such adapter" },
+  ADAPTER_002: { status: 409, meaning: "An adapter with that name already exists" },
+  ADAPTER_003: {
+    status: 400,
+    meaning: "lock and unlock must be enabled or disabled together",
+  },
+  ADAPTER_004: { status: 400, meaning: "The adapter secret must be at least 32 UTF-8 bytes" },
+  ADAPTER_005: {
+    status: 400,
+    meaning: "folderSeq is not a folder in the drive of userSeq (or it is in the trash)",
+  },
+  ADAPTER_006: {
+    status: 500,
+    meaning: "An adapter secret cannot be decrypted: DRIVE_SECRETS_KEY differs from the one used",
+  },
   // Service
   SERVICE_001: {
     status: 500,

@@ -42,9 +42,16 @@ export async function lockEntryFor(kv: Deno.Kv, rs: number) {
   return await kv.get<Lock>(lockKey(rs));
 }
 
+/**
+ * Who is writing: an owner string, null (nobody), or a predicate accepting the locks the writer
+ * may write through (the provider's put carries no owner, so it accepts any lock of its adapter).
+ */
+export type LockOwner = string | null | ((lock: Lock) => boolean);
+
 /** Throws RESOURCE_010 when someone other than `owner` holds a live lock. */
-export function assertNotLockedByOther(lock: Lock | null, owner: string | null) {
-  if (isLive(lock) && lock.owner !== owner) {
+export function assertNotLockedByOther(lock: Lock | null, owner: LockOwner) {
+  const mayWrite = typeof owner === "function" ? owner : (l: Lock) => l.owner === owner;
+  if (isLive(lock) && !mayWrite(lock)) {
     fail("RESOURCE_010", `The document is locked by ${lock.holder}`);
   }
 }
@@ -86,6 +93,25 @@ export function acquireLock(
       lock,
       input.ttlMs ? { expireIn: input.ttlMs + 60_000 } : {},
     );
+    return (await commit(op)) === true ? lock : CONFLICT;
+  });
+}
+
+/**
+ * Extends the lease of a live lock that `owner` holds (a save by the lock holder). Returns null
+ * and writes nothing when `owner` holds no live lock, so a save never creates a lock.
+ */
+export function renewLock(
+  kv: Deno.Kv,
+  rs: number,
+  owner: string,
+  ttlMs: number,
+): Promise<Lock | null> {
+  return commitWithRetry(async () => {
+    const cur = await kv.get<Lock>(lockKey(rs));
+    if (!isLive(cur.value) || cur.value.owner !== owner) return null;
+    const lock: Lock = { ...cur.value, expiresAt: Date.now() + ttlMs };
+    const op = kv.atomic().check(cur).set(lockKey(rs), lock, { expireIn: ttlMs + 60_000 });
     return (await commit(op)) === true ? lock : CONFLICT;
   });
 }

@@ -73,9 +73,12 @@ const listPrefix = (sort: ListSort, ownerSeq: number, parentRs: number | null): 
   parentPart(parentRs),
 ];
 
+/** The owner's top-level trashed items, in resourceSeq order. */
+export const trashIndexPrefix = (ownerSeq: number): Deno.KvKey => ["res_trash", ownerSeq];
+
 /** Every secondary key a resource in this state owns. */
 function indexKeys(r: Resource): Deno.KvKey[] {
-  if (r.trashedAt !== null) return [["res_trash", r.ownerSeq, r.rs]];
+  if (r.trashedAt !== null) return [[...trashIndexPrefix(r.ownerSeq), r.rs]];
   const p = parentPart(r.parentRs);
   return [
     nameIndexKey(r.ownerSeq, r.parentRs, r.name),
@@ -132,6 +135,15 @@ export async function getResourceEntry(kv: Deno.Kv, rs: number) {
 
 export async function getResource(kv: Deno.Kv, rs: number): Promise<Resource | null> {
   return (await kv.get<Resource>(resourceKey(rs))).value;
+}
+
+/** The stored content versions of a file, oldest first. */
+export async function listVersions(kv: Deno.Kv, rs: number): Promise<ContentVersion[]> {
+  const out: ContentVersion[] = [];
+  for await (const e of kv.list<ContentVersion>({ prefix: ["res_version", rs] })) {
+    out.push(e.value);
+  }
+  return out;
 }
 
 /** The resource, or RESOURCE_002 naming `field`. Trashed resources count as missing. */
@@ -197,15 +209,24 @@ export interface ListOptions {
 }
 
 /** One page of a folder's children in index order; `cursor` is KV's own, so pages never skip or repeat. */
-export async function listChildren(
+export function listChildren(
   kv: Deno.Kv,
   ownerSeq: number,
   parentRs: number | null,
   opts: ListOptions,
 ): Promise<{ items: Resource[]; cursor: string | null }> {
+  return listIndexPage(kv, listPrefix(opts.sort, ownerSeq, parentRs), opts);
+}
+
+/** One page of the resources an index (keys whose value is a resourceSeq) points at. */
+export async function listIndexPage(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  opts: { order: "asc" | "desc"; limit: number; cursor?: string },
+): Promise<{ items: Resource[]; cursor: string | null }> {
   let iter;
   try {
-    iter = kv.list<number>({ prefix: listPrefix(opts.sort, ownerSeq, parentRs) }, {
+    iter = kv.list<number>({ prefix }, {
       limit: opts.limit,
       cursor: opts.cursor,
       reverse: opts.order === "desc",
@@ -242,6 +263,24 @@ export async function* iterateChildren(
     yield* page.items;
     cursor = page.cursor ?? undefined;
   } while (cursor);
+}
+
+/**
+ * Every non-trashed descendant of a folder, each folder before its contents, with its names
+ * below `folder` (["a", "b", "c.txt"] for folder/a/b/c.txt). Nesting is bounded by MAX_DEPTH.
+ */
+export async function* iterateSubtree(
+  kv: Deno.Kv,
+  folder: Resource,
+  below: string[] = [],
+): AsyncGenerator<{ resource: Resource; path: string[] }> {
+  for await (const child of iterateChildren(kv, folder.ownerSeq, folder.rs)) {
+    const path = [...below, child.name];
+    yield { resource: child, path };
+    if (child.type === "FOLDER" && path.length <= MAX_DEPTH) {
+      yield* iterateSubtree(kv, child, path);
+    }
+  }
 }
 
 /** Splits "report.final.docx" into ["report.final", ".docx"]; dotfiles have no extension. */

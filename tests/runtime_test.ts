@@ -218,3 +218,16 @@ Deno.test("two app instances on one KV file behave as one service", async () => 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("unknown paths answer 404 in each area's own error format", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    const ext = await alice.call("GET", "/no-such-endpoint");
+    assert.equal(ext.status, 404);
+    assert.equal(ext.body.errorCode, "REQUEST_004");
+    assert.equal(ext.body.result, false);
+    const adm = await server.admin.call("GET", "/no-such-endpoint");
+    assert.equal(adm.status, 404);
+    assert.equal(adm.body.error, "ADMIN_001");
+  });
+});

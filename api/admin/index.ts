@@ -5,12 +5,14 @@ import type { AdminTokenCheck } from "../../kv/admin_token.ts";
 import { fail } from "../../kv/errors.ts";
 import { bearerToken } from "../auth.ts";
 import { adminApiError } from "../errors.ts";
+import { adaptersAdminApi } from "./adapters.ts";
 import { identityAdminApi } from "./identity.ts";
+import { locksAdminApi } from "./locks.ts";
+import { shareLinksAdminApi } from "./share_links.ts";
 
 export function adminApi(d: Deps, adminToken: AdminTokenCheck) {
   const app = new Hono();
   app.onError(adminApiError);
-  app.notFound(() => fail("ADMIN_001"));
   app.use("*", async (c, next) => {
     const token = bearerToken(c.req.header("authorization"));
     if (!token || !adminToken.verify(token)) {
@@ -19,5 +21,8 @@ export function adminApi(d: Deps, adminToken: AdminTokenCheck) {
     await next();
   });
   app.route("/", identityAdminApi(d));
+  app.route("/", adaptersAdminApi(d));
+  app.route("/", locksAdminApi(d));
+  app.route("/", shareLinksAdminApi(d));
   return app;
 }

@@ -1,0 +1,236 @@
+/**
+ * Storage provider protocol benchmark: info request rate and get/put throughput of a 100 MiB
+ * document through the host client, against a real server process (`main.ts`), with the
+ * server's peak RSS. Baselines from the same run: /healthz for the request rate, and a bare
+ * Deno.serve process that hashes and discards (put) or streams from memory (get) for throughput.
+ *
+ *   deno run -A bench/provider.ts            (add --json for machine-readable output)
+ */
+import { createHash } from "node:crypto";
+import { ProviderHostClient } from "../provider/host_client.ts";
+
+const MIB = 1024 * 1024;
+const DOC_BYTES = 100 * MIB;
+const INFO_REQUESTS = 3000;
+const CONCURRENCY = 8;
+const ROUNDS = 3;
+const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+async function waitFor(url: string) {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const r = await fetch(url);
+      await r.body?.cancel();
+      if (r.ok) return;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/** Peak resident set size of a process (VmHWM), in MiB. */
+async function peakRssMiB(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? "0");
+  return Math.round(kb / 1024);
+}
+
+/** Resets the process's VmHWM to its current RSS, so the next peak belongs to the next phase. */
+async function resetPeak(pid: number) {
+  await Deno.writeTextFile(`/proc/${pid}/clear_refs`, "5").catch(() => {});
+}
+
+async function currentRssMiB(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  return Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? "0") / 1024);
+}
+
+/** The baseline server: PUT hashes and discards the body, GET streams DOC_BYTES from memory. */
+function baselineServer(port: number) {
+  const chunk = new Uint8Array(MIB).fill(7);
+  Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, async (req) => {
+    if (req.method === "PUT") {
+      const hash = createHash("sha256");
+      for await (const c of req.body!) hash.update(c);
+      return new Response(hash.digest("hex"));
+    }
+    if (new URL(req.url).pathname === "/healthz") return new Response("ok");
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (sent >= DOC_BYTES) return c.close();
+        c.enqueue(chunk);
+        sent += chunk.byteLength;
+      },
+    });
+    return new Response(body, { headers: { "content-length": String(DOC_BYTES) } });
+  });
+}
+
+function spawn(args: string[], env: Record<string, string>) {
+  return new Deno.Command(Deno.execPath(), {
+    args,
+    env,
+    cwd: new URL("..", import.meta.url).pathname,
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+}
+
+async function rate(n: number, one: () => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < n) {
+      next++;
+      await one();
+    }
+  }));
+  return Math.round(n / ((performance.now() - started) / 1000));
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const mibPerS = (bytes: number, ms: number) => Math.round(bytes / MIB / (ms / 1000));
+
+async function timed(fn: () => Promise<void>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+async function main() {
+  if (Deno.args[0] === "--baseline-server") return baselineServer(Number(Deno.args[1]));
+  const dataDir = await Deno.makeTempDir({ prefix: "provider-bench-" });
+  const port = freePort();
+  const basePort = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const baseUrl = `http://127.0.0.1:${basePort}`;
+  const server = spawn(["run", "-A", "main.ts"], {
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DRIVE_DATA_DIR: dataDir,
+    DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
+    DRIVE_PUBLIC_URL: url,
+  });
+  const baseline = spawn(
+    ["run", "-A", "bench/provider.ts", "--baseline-server", String(basePort)],
+    {},
+  );
+  try {
+    await Promise.all([waitFor(`${url}/healthz`), waitFor(`${baseUrl}/healthz`)]);
+    const startRss = await currentRssMiB(server.pid);
+    const admin = async (path: string, body: unknown) => {
+      const r = await fetch(`${url}/admin/api${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+      return await r.json();
+    };
+    const tenant = await admin("/tenants", { name: "bench" });
+    const user = await admin("/users", {
+      tenantId: tenant.id,
+      accountId: "bench",
+      email: "bench@example.com",
+      name: "bench",
+    });
+    const adapter = await admin("/adapters", { name: "bench", userSeq: user.userSeq });
+    const client = new ProviderHostClient({
+      baseUrl: url,
+      adapter: "bench",
+      secret: adapter.secret,
+      timeoutMs: 120_000,
+    });
+
+    // Request rate: signed info of a small file vs. an unauthenticated /healthz.
+    const small = await client.put(["small.txt"], new TextEncoder().encode("hello"));
+    if (!small.ok) throw new Error(JSON.stringify(small));
+    const healthzRate = await rate(INFO_REQUESTS, async () => {
+      await (await fetch(`${url}/healthz`)).arrayBuffer();
+    });
+    const infoRate = await rate(INFO_REQUESTS, async () => {
+      const r = await client.info(["small.txt"]);
+      if (!r.ok) throw new Error(JSON.stringify(r));
+    });
+    const afterInfoRss = await peakRssMiB(server.pid);
+
+    // Throughput of a 100 MiB document.
+    const doc = new Uint8Array(DOC_BYTES);
+    for (let i = 0; i < doc.byteLength; i += 4096) doc[i] = i & 0xff;
+    const docHash = createHash("sha256").update(doc).digest("hex");
+    const putMs: number[] = [];
+    const getMs: number[] = [];
+    const basePutMs: number[] = [];
+    const baseGetMs: number[] = [];
+    let peak = afterInfoRss;
+    let putGrowth = 0;
+    let getGrowth = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      basePutMs.push(
+        await timed(async () => {
+          await (await fetch(`${baseUrl}/put`, { method: "PUT", body: doc })).text();
+        }),
+      );
+      await resetPeak(server.pid);
+      let before = await currentRssMiB(server.pid);
+      putMs.push(
+        await timed(async () => {
+          const r = await client.put(["big.bin"], doc, { saveType: "save" });
+          if (!r.ok) throw new Error(JSON.stringify(r));
+        }),
+      );
+      const putPeak = await peakRssMiB(server.pid);
+      putGrowth = Math.max(putGrowth, putPeak - before);
+      peak = Math.max(peak, putPeak);
+      baseGetMs.push(
+        await timed(async () => {
+          const r = await fetch(`${baseUrl}/get`);
+          for await (const _ of r.body!) { /* drain */ }
+        }),
+      );
+      await resetPeak(server.pid);
+      before = await currentRssMiB(server.pid);
+      getMs.push(
+        await timed(async () => {
+          const r = await client.get(["big.bin"], { sink: () => {} });
+          if (!r.ok || r.value.sha256 !== docHash) throw new Error(JSON.stringify(r));
+        }),
+      );
+      const getPeak = await peakRssMiB(server.pid);
+      getGrowth = Math.max(getGrowth, getPeak - before);
+      peak = Math.max(peak, getPeak);
+    }
+    const endRss = await currentRssMiB(server.pid);
+    const result = {
+      infoRequestsPerS: infoRate,
+      healthzRequestsPerS: healthzRate,
+      putMiBPerS: mibPerS(DOC_BYTES, median(putMs)),
+      baselinePutMiBPerS: mibPerS(DOC_BYTES, median(basePutMs)),
+      getMiBPerS: mibPerS(DOC_BYTES, median(getMs)),
+      baselineGetMiBPerS: mibPerS(DOC_BYTES, median(baseGetMs)),
+      serverRssAtStartMiB: startRss,
+      serverPeakRssAfterInfoMiB: afterInfoRss,
+      serverPeakRssMiB: peak,
+      serverRssAtEndMiB: endRss,
+      putPeakRssGrowthMiB: putGrowth,
+      getPeakRssGrowthMiB: getGrowth,
+    };
+    if (Deno.args.includes("--json")) console.log(JSON.stringify(result));
+    else console.table(result);
+  } finally {
+    server.kill("SIGTERM");
+    baseline.kill("SIGTERM");
+    await Promise.all([server.status, baseline.status]);
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+}
+
+await main();

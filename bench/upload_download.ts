@@ -1,0 +1,220 @@
+/**
+ * Upload/download throughput and server memory, our API against a bare-Deno baseline, in one run.
+ *   deno run -A bench/upload_download.ts [--mib 256] [--runs 3]
+ * Baseline (bench/serve_baseline.ts): PUT pipes the body into a file, GET returns file.readable.
+ * The client is curl (from/to disk and /dev/null), the same for both.
+ * Ours (bench/serve_app.ts, the real app, fs blob store, KV file): multipart POST /files and
+ * GET /files/{rs}/download. Each server is a child process; its peak RSS growth during a transfer
+ * is VmHWM after minus VmRSS before (the peak is reset through /proc/<pid>/clear_refs first).
+ * Targets: download >= 1.8x baseline, upload >= 1.2x baseline, peak RSS growth < 64 MiB.
+ */
+const MiB = 1024 * 1024;
+
+function flag(name: string, fallback: number): number {
+  const i = Deno.args.indexOf(`--${name}`);
+  return i >= 0 ? Number(Deno.args[i + 1]) : fallback;
+}
+const SIZE = flag("mib", 256) * MiB;
+const RUNS = flag("runs", 3);
+const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
+
+interface Server {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function startServer(script: string, args: string[]): Promise<Server> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL(script, import.meta.url).pathname, ...args],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!/PORT (\d+)/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${script} exited before listening`);
+    out += value;
+  }
+  const port = /PORT (\d+)/.exec(out)![1];
+  // Keep draining stdout so the child never blocks on a full pipe.
+  (async () => {
+    while (!(await reader.read()).done) { /* discard */ }
+  })();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
+function memKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]);
+}
+
+/** Runs `transfer` and reports its throughput and the server's peak RSS growth. */
+async function measure(server: Server, transfer: () => Promise<number>) {
+  Deno.writeTextFileSync(`/proc/${server.pid}/clear_refs`, "5"); // reset VmHWM to VmRSS
+  const before = memKiB(server.pid, "VmRSS");
+  const t0 = performance.now();
+  const bytes = await transfer();
+  const seconds = (performance.now() - t0) / 1000;
+  if (bytes !== SIZE) throw new Error(`transferred ${bytes} bytes, expected ${SIZE}`);
+  const growthMiB = (memKiB(server.pid, "VmHWM") - before) / 1024;
+  return { mibPerSec: SIZE / MiB / seconds, growthMiB };
+}
+
+/**
+ * Runs curl (a client light enough not to be the bottleneck; Deno's own fetch caps near the
+ * baseline's rate on this machine) and returns its stdout; -w adds "<status> <bytes>" last.
+ */
+async function curl(args: string[]): Promise<{ status: number; bytes: number; body: string }> {
+  const out = await new Deno.Command("curl", {
+    args: ["-sS", "-H", "Expect:", "-w", "\n%{http_code} %{size_download} %{size_upload}", ...args],
+    stdout: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  const cut = text.lastIndexOf("\n");
+  const [status, down, up] = text.slice(cut + 1).split(" ").map(Number);
+  if (!out.success || status >= 300) throw new Error(`curl ${args.join(" ")}: ${text}`);
+  return { status, bytes: Math.max(down, up), body: text.slice(0, cut) };
+}
+
+async function apiKey(url: string): Promise<string> {
+  const admin = async (path: string, body: unknown) => {
+    const res = await fetch(`${url}/admin/api${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return await res.json();
+  };
+  const tenant = await admin("/tenants", { name: "bench" });
+  const user = await admin("/users", {
+    tenantId: tenant.id,
+    accountId: "bench",
+    email: "bench@example.com",
+    name: "bench",
+    quotaBytes: 64 * 1024 * MiB,
+  });
+  return (await admin("/keys", { userSeq: user.userSeq, scopes: ["api:read", "api:write"] }))
+    .apiKey;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+const dir = await Deno.makeTempDir({ prefix: "drive-bench-" });
+try {
+  // Random bytes (incompressible, nothing for a fast path to skip), read by curl from disk.
+  const payload = `${dir}/payload.bin`;
+  {
+    const file = await Deno.open(payload, { write: true, create: true });
+    const buf = new Uint8Array(MiB);
+    for (let i = 0; i < SIZE / MiB; i++) {
+      for (let off = 0; off < MiB; off += 65_536) {
+        crypto.getRandomValues(buf.subarray(off, off + 65_536));
+      }
+      await file.write(buf);
+    }
+    file.close();
+  }
+
+  const results: Record<string, { mibPerSec: number[]; growthMiB: number[] }> = {};
+  const record = (name: string, r: { mibPerSec: number; growthMiB: number }) => {
+    results[name] ??= { mibPerSec: [], growthMiB: [] };
+    results[name].mibPerSec.push(r.mibPerSec);
+    results[name].growthMiB.push(r.growthMiB);
+  };
+
+  await Deno.mkdir(`${dir}/baseline`);
+  await Deno.mkdir(`${dir}/app`);
+  const baseline = await startServer("./serve_baseline.ts", [`${dir}/baseline`]);
+  const app = await startServer("./serve_app.ts", [`${dir}/app`, ADMIN_TOKEN]);
+  try {
+    const key = await apiKey(app.url);
+    const auth = ["-H", `Authorization: Bearer ${key}`];
+    const files = `${app.url}/api/external/v1/files`;
+    let rs = 0;
+    const bytesOf = (r: { bytes: number }) => r.bytes;
+    for (let run = 0; run < RUNS; run++) {
+      record(
+        "baseline upload (PUT body -> file)",
+        await measure(baseline, async () => {
+          await curl(["-o", "/dev/null", "-T", payload, `${baseline.url}/`]);
+          return (await Deno.stat(`${dir}/baseline/baseline.bin`)).size;
+        }),
+      );
+      record(
+        "API upload (multipart POST /files)",
+        await measure(app, async () => {
+          const r = await curl([...auth, "-F", `file=@${payload};filename=bench.bin`, files]);
+          rs = JSON.parse(r.body).data.resourceSeq;
+          return SIZE;
+        }),
+      );
+      record(
+        "baseline download (file.readable)",
+        await measure(baseline, async () => bytesOf(await curl(["-o", "/dev/null", baseline.url]))),
+      );
+      record(
+        "API download (GET /files/{rs}/download)",
+        await measure(
+          app,
+          async () => bytesOf(await curl([...auth, "-o", "/dev/null", `${files}/${rs}/download`])),
+        ),
+      );
+    }
+  } finally {
+    await baseline.stop();
+    await app.stop();
+  }
+
+  const rows = Object.entries(results).map(([name, r]) => ({
+    name,
+    median: median(r.mibPerSec),
+    best: Math.max(...r.mibPerSec),
+    growthMiB: Math.max(...r.growthMiB),
+  }));
+  const row = (prefix: string) => rows.find((r) => r.name.startsWith(prefix))!;
+  const ratio = (ours: string, base: string) => ({
+    median: row(ours).median / row(base).median,
+    best: row(ours).best / row(base).best,
+  });
+  const upload = ratio("API upload", "baseline upload");
+  const download = ratio("API download", "baseline download");
+  const maxGrowth = Math.max(
+    ...rows.filter((r) => r.name.startsWith("API")).map((r) => r.growthMiB),
+  );
+
+  console.log(`${SIZE / MiB} MiB file, ${RUNS} runs each, ${Deno.build.os}/${Deno.build.arch}`);
+  console.log("| transfer | MiB/s (median) | MiB/s (best) | peak server RSS growth (MiB, max) |");
+  console.log("|---|---:|---:|---:|");
+  for (const r of rows) {
+    console.log(
+      `| ${r.name} | ${r.median.toFixed(0)} | ${r.best.toFixed(0)} | ${r.growthMiB.toFixed(1)} |`,
+    );
+  }
+  const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
+  const show = (name: string, r: { median: number; best: number }, target: number) =>
+    console.log(
+      `${name} ratio ${r.median.toFixed(2)}x median, ${r.best.toFixed(2)}x best ` +
+        `(target >= ${target}x: ${verdict(r.median >= target)})`,
+    );
+  console.log("");
+  show("upload", upload, 1.2);
+  show("download", download, 1.8);
+  console.log(
+    `API peak RSS growth ${maxGrowth.toFixed(1)} MiB (target < 64 MiB: ${verdict(maxGrowth < 64)})`,
+  );
+} finally {
+  await Deno.remove(dir, { recursive: true });
+}

@@ -1,0 +1,137 @@
+/**
+ * Entry objects of `info` and `list`, built from the same resources and lock records the drive
+ * API shows. Exactly the spec's fields, nothing else.
+ */
+import type { Adapter } from "../kv/adapters.ts";
+import { getManyValues } from "../kv/db.ts";
+import { isLive, type Lock, lockKey } from "../kv/locks.ts";
+import { type Resource, toIso } from "../kv/resources.ts";
+import { MAX_PATH_CHARS } from "./limits.ts";
+import type { ProviderNode, ProviderRoot } from "./paths.ts";
+import { ProviderError } from "./responses.ts";
+
+export interface Entry {
+  path: string;
+  name: string;
+  type: "file" | "directory";
+  size: number;
+  readable: boolean;
+  writable: boolean;
+  locked: boolean;
+  locker: string | null;
+  createdAt: string | null;
+  modifiedAt: string | null;
+  revision: string | null;
+}
+
+/** Display name of the root (the spec leaves it to the provider). */
+export const ROOT_NAME = "root";
+const MAX_LOCKER_CHARS = 255;
+
+/** Stable across renames and content changes of the same document, distinct per document. */
+export function docIdOf(adapter: Adapter, resource: Resource): string {
+  return `${adapter.name}:${resource.rs}`;
+}
+
+/** Changes with every content change: the version number plus the content hash. */
+export function revisionOf(resource: Resource): string | null {
+  if (resource.type !== "FILE" || resource.sha256 === null) return null;
+  return `${resource.version}-${resource.sha256.slice(0, 16)}`;
+}
+
+function writableFor(adapter: Adapter, type: Resource["type"] | "ROOT"): boolean {
+  if (adapter.readOnly) return false;
+  const ops = adapter.operations;
+  return type === "FILE" ? ops.includes("put") : ops.includes("put") || ops.includes("mkdir");
+}
+
+function lockerOf(lock: Lock | null): string | null {
+  if (!isLive(lock)) return null;
+  return [...lock.holder].length <= MAX_LOCKER_CHARS ? lock.holder : null;
+}
+
+/** Documents over the provider's limit cannot be described (size field) nor served. */
+function checkSize(resource: Resource, maxDocBytes: number) {
+  if (resource.type === "FILE" && resource.size > maxDocBytes) {
+    throw new ProviderError(413, "A document is larger than the provider's limit");
+  }
+}
+
+export function entryOf(
+  adapter: Adapter,
+  resource: Resource,
+  path: string,
+  name: string,
+  lock: Lock | null,
+  maxDocBytes: number,
+): Entry {
+  checkSize(resource, maxDocBytes);
+  if ([...path].length > MAX_PATH_CHARS) {
+    throw new ProviderError(413, `An entry's path is longer than ${MAX_PATH_CHARS} characters`);
+  }
+  const file = resource.type === "FILE";
+  return {
+    path,
+    name,
+    type: file ? "file" : "directory",
+    size: file ? resource.size : 0,
+    readable: true,
+    writable: writableFor(adapter, resource.type),
+    locked: file && isLive(lock),
+    locker: file ? lockerOf(lock) : null,
+    createdAt: toIso(resource.createdAt),
+    modifiedAt: toIso(resource.updatedAt),
+    revision: revisionOf(resource),
+  };
+}
+
+/** The root entry: empty path, a directory of size 0. */
+export function rootEntry(adapter: Adapter, root: ProviderRoot): Entry {
+  return {
+    path: "",
+    name: root.folder?.name ?? ROOT_NAME,
+    type: "directory",
+    size: 0,
+    readable: true,
+    writable: writableFor(adapter, "ROOT"),
+    locked: false,
+    locker: null,
+    createdAt: root.folder ? toIso(root.folder.createdAt) : null,
+    modifiedAt: root.folder ? toIso(root.folder.updatedAt) : null,
+    revision: null,
+  };
+}
+
+export async function nodeEntry(
+  kv: Deno.Kv,
+  adapter: Adapter,
+  root: ProviderRoot,
+  node: ProviderNode,
+  path: string,
+  name: string,
+  maxDocBytes: number,
+): Promise<Entry> {
+  if (node.kind === "root") return rootEntry(adapter, root);
+  const lock = node.resource.type === "FILE"
+    ? (await kv.get<Lock>(lockKey(node.resource.rs))).value
+    : null;
+  return entryOf(adapter, node.resource, path, name, lock, maxDocBytes);
+}
+
+/** Entries of a directory's children, reading their locks in batches. */
+export async function childEntries(
+  kv: Deno.Kv,
+  adapter: Adapter,
+  children: Resource[],
+  dirPath: string,
+  maxDocBytes: number,
+): Promise<Entry[]> {
+  for (const child of children) checkSize(child, maxDocBytes);
+  const files = children.filter((c) => c.type === "FILE");
+  const locks = await getManyValues<Lock>(kv, files.map((f) => lockKey(f.rs)));
+  const lockOf = new Map(files.map((f, i) => [f.rs, locks[i]]));
+  const prefix = dirPath === "" ? "" : `${dirPath}/`;
+  return children.map((c) =>
+    entryOf(adapter, c, `${prefix}${c.name}`, c.name, lockOf.get(c.rs) ?? null, maxDocBytes)
+  );
+}

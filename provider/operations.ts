@@ -1,0 +1,357 @@
+/**
+ * The nine operations of the storage provider protocol, on the drive: paths resolve by name
+ * under the adapter's root and every change goes through the same kv/ operations the drive API
+ * uses (createFolder, storeNewFile/putContent, renameResource, trashResource, the lock record).
+ */
+import { type Adapter, type OptionalOperation } from "../kv/adapters.ts";
+import { type Action, authorizeResourceAccess, type Caller } from "../kv/authorize.ts";
+import type { Deps } from "../kv/deps.ts";
+import {
+  createFolder,
+  isDriveError,
+  putContent,
+  renameResource,
+  storeNewFile,
+  trashResource,
+} from "../kv/drive.ts";
+import { acquireLock, type Lock, releaseLock } from "../kv/locks.ts";
+import { findChildByName, hasChildren, iterateChildren, type Resource } from "../kv/resources.ts";
+import { requireUser } from "../kv/users.ts";
+import { childEntries, docIdOf, type Entry, nodeEntry } from "./entries.ts";
+import { isObject } from "./jwt.ts";
+import { MAX_JSON_RESPONSE_BYTES, MAX_LIST_ENTRIES, MAX_NAME_CHARS } from "./limits.ts";
+import {
+  isDirectory,
+  nodeRs,
+  type ProviderNode,
+  type ProviderRoot,
+  resolveProviderPath,
+  segmentProblem,
+} from "./paths.ts";
+import { jsonBytesResponse, noContent, ProviderError, unsupportedResponse } from "./responses.ts";
+import { parseStrictJson } from "./strict_json.ts";
+import type { VerifiedRequest } from "./verify.ts";
+
+const WRITING = new Set(["put", "lock", "unlock", "mkdir", "rename", "delete"]);
+
+interface Ctx {
+  d: Deps;
+  v: VerifiedRequest;
+  adapter: Adapter;
+  caller: Caller;
+  root: ProviderRoot;
+  /** put: set once the buffered body became the file's content. */
+  blobUsed: boolean;
+}
+
+const notFound = () => new ProviderError(404, "Not found");
+
+/** The adapter's root; its folder must still exist and be reachable by the adapter's user. */
+async function loadRoot(
+  d: Deps,
+  adapter: Adapter,
+): Promise<{ caller: Caller; root: ProviderRoot }> {
+  const user = await requireUser(d.kv, adapter.userSeq);
+  const caller = { userSeq: user.userSeq, tenantId: user.tenantId };
+  if (adapter.folderSeq === null) return { caller, root: { ownerSeq: user.userSeq, folder: null } };
+  const access = await authorizeResourceAccess(d.kv, caller, { rs: adapter.folderSeq }, "view")
+    .catch((err) => {
+      if (isDriveError(err, "RESOURCE_002")) {
+        throw new ProviderError(404, "The storage root is gone");
+      }
+      throw err;
+    });
+  if (access.resource.type !== "FOLDER") throw new ProviderError(404, "The storage root is gone");
+  return { caller, root: { ownerSeq: access.resource.ownerSeq, folder: access.resource } };
+}
+
+/**
+ * Inside the user's own drive the path resolution already proves ownership; a root shared with
+ * the user goes through the drive's one authorization decision.
+ */
+async function authorize(ctx: Ctx, node: ProviderNode, action: Action) {
+  if (ctx.root.ownerSeq === ctx.caller.userSeq) return;
+  const rs = nodeRs(ctx.root, node);
+  if (rs !== null) await authorizeResourceAccess(ctx.d.kv, ctx.caller, { rs }, action);
+}
+
+async function resolve(ctx: Ctx, segments: readonly string[]): Promise<ProviderNode> {
+  const r = await resolveProviderPath(ctx.d.kv, ctx.root, segments);
+  if (!r.found) throw notFound();
+  return r.node;
+}
+
+/** The parent directory of a path that is about to get a new or replaced entry. */
+async function resolveParent(ctx: Ctx, segments: readonly string[]): Promise<ProviderNode> {
+  const r = await resolveProviderPath(ctx.d.kv, ctx.root, segments);
+  if (!r.found) {
+    throw r.throughFile
+      ? new ProviderError(409, "A parent path segment is a file")
+      : new ProviderError(404, "The parent directory does not exist");
+  }
+  if (!isDirectory(r.node)) throw new ProviderError(409, "The parent is not a directory");
+  return r.node;
+}
+
+function jsonResponse(value: unknown): Response {
+  const bytes = new TextEncoder().encode(JSON.stringify(value));
+  if (bytes.byteLength > MAX_JSON_RESPONSE_BYTES) {
+    throw new ProviderError(413, "The response would be larger than 5 MiB");
+  }
+  return jsonBytesResponse(200, bytes);
+}
+
+/** The one-field JSON bodies of lock, unlock, mkdir and rename. */
+function oneStringField(ctx: Ctx, field: "owner" | "name"): string {
+  let body: unknown;
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(ctx.v.jsonBytes);
+    body = parseStrictJson(text);
+  } catch {
+    throw new ProviderError(400, "The body is not valid JSON");
+  }
+  const keys = isObject(body) ? Object.keys(body) : [];
+  if (!isObject(body) || keys.length !== 1 || keys[0] !== field) {
+    throw new ProviderError(400, `The body must be {"${field}": "<string>"} and nothing else`);
+  }
+  const value = body[field];
+  if (typeof value !== "string" || value === "") {
+    throw new ProviderError(400, `${field} must be a non-empty string`);
+  }
+  return value;
+}
+
+function newName(ctx: Ctx): string {
+  const name = oneStringField(ctx, "name");
+  const problem = [...name].length > MAX_NAME_CHARS
+    ? `name is longer than ${MAX_NAME_CHARS} characters`
+    : segmentProblem(name);
+  if (problem) throw new ProviderError(400, `Invalid name: ${problem}`);
+  return name;
+}
+
+function requireNotRoot(ctx: Ctx, what: string) {
+  if (ctx.v.url.segments.length === 0) throw new ProviderError(400, `The root cannot be ${what}`);
+}
+
+function requireFile(node: ProviderNode): Resource {
+  if (node.kind === "root" || node.resource.type !== "FILE") {
+    throw new ProviderError(409, "The target is a directory, not a file");
+  }
+  return node.resource;
+}
+
+/** The lock owner string on the shared lock record; office sessions use `office:<userSeq>`. */
+const providerLockOwner = (adapter: Adapter, owner: string) => `provider:${adapter.name}:${owner}`;
+
+async function info(ctx: Ctx): Promise<Response> {
+  const { url } = ctx.v;
+  const node = await resolve(ctx, url.segments);
+  await authorize(ctx, node, "view");
+  const name = url.segments[url.segments.length - 1] ?? "";
+  const entry = await nodeEntry(
+    ctx.d.kv,
+    ctx.adapter,
+    ctx.root,
+    node,
+    url.path,
+    name,
+    ctx.d.config.providerMaxDocBytes,
+  );
+  return jsonResponse(entry);
+}
+
+async function list(ctx: Ctx): Promise<Response> {
+  const node = await resolve(ctx, ctx.v.url.segments);
+  if (!isDirectory(node)) throw new ProviderError(409, "The target is a file, not a directory");
+  await authorize(ctx, node, "view");
+  const children: Resource[] = [];
+  const seen = new Set<number>();
+  for await (const child of iterateChildren(ctx.d.kv, ctx.root.ownerSeq, nodeRs(ctx.root, node))) {
+    // Pages are separate reads: an entry renamed meanwhile may show up twice; list it once.
+    if (seen.has(child.rs)) continue;
+    seen.add(child.rs);
+    // Never a partial list: one entry over the limit fails the whole listing.
+    if (children.length === MAX_LIST_ENTRIES) {
+      throw new ProviderError(413, `The directory has more than ${MAX_LIST_ENTRIES} entries`);
+    }
+    children.push(child);
+  }
+  const entries: Entry[] = await childEntries(
+    ctx.d.kv,
+    ctx.adapter,
+    children,
+    ctx.v.url.path,
+    ctx.d.config.providerMaxDocBytes,
+  );
+  return jsonResponse({ entries });
+}
+
+async function get(ctx: Ctx): Promise<Response> {
+  const file = requireFile(await resolve(ctx, ctx.v.url.segments));
+  await authorize(ctx, { kind: "resource", resource: file }, "download");
+  if (file.size > ctx.d.config.providerMaxDocBytes) {
+    throw new ProviderError(413, "The document is larger than the provider's limit");
+  }
+  // Opened before the headers go out; an open file keeps its bytes even if replaced meanwhile.
+  const body = await ctx.d.blobs.read(file.blobId!);
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "application/octet-stream",
+      "content-length": String(file.size),
+      "cache-control": "no-store, no-transform",
+    },
+  });
+}
+
+function saveReason(ctx: Ctx): string {
+  const saveType = ctx.v.claims.request.arguments?.save_type;
+  return typeof saveType === "string" && /^[\w.:-]{1,64}$/.test(saveType) ? saveType : "put";
+}
+
+async function put(ctx: Ctx): Promise<Response> {
+  const { d, adapter, v } = ctx;
+  const blob = v.blob!;
+  requireNotRoot(ctx, "overwritten");
+  const name = v.url.segments[v.url.segments.length - 1];
+  const parent = await resolveParent(ctx, v.url.segments.slice(0, -1));
+  const parentRs = nodeRs(ctx.root, parent);
+  // A put carries no lock owner: it may write through any lock of this adapter, not others'.
+  const ownLock = (lock: Lock) =>
+    lock.source === "provider" && lock.owner.startsWith(providerLockOwner(adapter, ""));
+  // Two attempts: a concurrent put may create the file between our look-up and our create.
+  for (let attempt = 0;; attempt++) {
+    const existing = await findChildByName(d.kv, ctx.root.ownerSeq, parentRs, name);
+    if (existing && existing.type !== "FILE") {
+      throw new ProviderError(409, "A directory occupies the path");
+    }
+    try {
+      let file: Resource;
+      if (existing) {
+        await authorize(ctx, { kind: "resource", resource: existing }, "edit");
+        file = await putContent(d, {
+          rs: existing.rs,
+          body: new ReadableStream(),
+          blob,
+          mode: "version",
+          reason: saveReason(ctx),
+          actorSeq: adapter.userSeq,
+          lockOwner: ownLock,
+          quotaCode: "RESOURCE_015",
+          maxBytes: d.config.providerMaxDocBytes,
+        });
+      } else {
+        await authorize(ctx, parent, "upload");
+        file = await storeNewFile(d, {
+          ownerSeq: ctx.root.ownerSeq,
+          parentRs,
+          name,
+          body: new ReadableStream(),
+          blob,
+          actorSeq: adapter.userSeq,
+          onConflict: "fail",
+          quotaCode: "RESOURCE_015",
+          reason: saveReason(ctx),
+          maxBytes: d.config.providerMaxDocBytes,
+        });
+      }
+      ctx.blobUsed = true;
+      return jsonResponse({ docId: docIdOf(adapter, file) });
+    } catch (err) {
+      const raced = (isDriveError(err, "RESOURCE_003") && !existing) ||
+        (isDriveError(err, "RESOURCE_002") && existing);
+      if (!raced || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function lock(ctx: Ctx): Promise<Response> {
+  const owner = oneStringField(ctx, "owner");
+  const file = requireFile(await resolve(ctx, ctx.v.url.segments));
+  await authorize(ctx, { kind: "resource", resource: file }, "edit");
+  await acquireLock(ctx.d.kv, {
+    rs: file.rs,
+    owner: providerLockOwner(ctx.adapter, owner),
+    source: "provider",
+    holder: owner,
+    ttlMs: null,
+  });
+  return noContent();
+}
+
+async function unlock(ctx: Ctx): Promise<Response> {
+  const owner = oneStringField(ctx, "owner");
+  const file = requireFile(await resolve(ctx, ctx.v.url.segments));
+  await authorize(ctx, { kind: "resource", resource: file }, "edit");
+  await releaseLock(ctx.d.kv, file.rs, providerLockOwner(ctx.adapter, owner));
+  return noContent();
+}
+
+async function mkdir(ctx: Ctx): Promise<Response> {
+  const name = newName(ctx);
+  const parent = await resolve(ctx, ctx.v.url.segments);
+  if (!isDirectory(parent)) throw new ProviderError(409, "The parent is not a directory");
+  await authorize(ctx, parent, "upload");
+  await createFolder(ctx.d, {
+    ownerSeq: ctx.root.ownerSeq,
+    parentRs: nodeRs(ctx.root, parent),
+    name,
+    actorSeq: ctx.adapter.userSeq,
+    onConflict: "fail",
+  });
+  return noContent();
+}
+
+async function rename(ctx: Ctx): Promise<Response> {
+  requireNotRoot(ctx, "renamed");
+  const name = newName(ctx);
+  const node = await resolve(ctx, ctx.v.url.segments);
+  if (node.kind === "root") throw new ProviderError(400, "The root cannot be renamed");
+  await authorize(ctx, node, "edit");
+  // No lock owner: a locked entry refuses rename (409), as in the public examples.
+  await renameResource(ctx.d, {
+    rs: node.resource.rs,
+    name,
+    onConflict: "fail",
+    actorSeq: ctx.adapter.userSeq,
+    field: "name",
+    lockOwner: null,
+  });
+  return noContent();
+}
+
+async function remove(ctx: Ctx): Promise<Response> {
+  requireNotRoot(ctx, "deleted");
+  const node = await resolve(ctx, ctx.v.url.segments);
+  if (node.kind === "root") throw new ProviderError(400, "The root cannot be deleted");
+  await authorize(ctx, node, "delete");
+  const r = node.resource;
+  if (r.type === "FOLDER" && (await hasChildren(ctx.d.kv, r.ownerSeq, r.rs))) {
+    throw new ProviderError(409, "The directory is not empty");
+  }
+  // Moves to the drive's trash (restorable there); locked entries refuse with 409.
+  await trashResource(ctx.d, { rs: r.rs, actorSeq: ctx.adapter.userSeq, lockOwner: null });
+  return noContent();
+}
+
+const HANDLERS = { info, list, get, put, lock, unlock, mkdir, rename, delete: remove };
+
+/** Step 6: unsupported answer, read-only refusal, access, then the operation itself. */
+export async function runOperation(d: Deps, v: VerifiedRequest): Promise<Response> {
+  const op = v.url.operation;
+  const ctx = { d, v, adapter: v.adapter, blobUsed: false } as Ctx;
+  try {
+    if (op !== "info" && op !== "get" && !v.adapter.operations.includes(op as OptionalOperation)) {
+      return unsupportedResponse(op as OptionalOperation);
+    }
+    if (v.adapter.readOnly && WRITING.has(op)) {
+      throw new ProviderError(403, "This adapter is read-only");
+    }
+    Object.assign(ctx, await loadRoot(d, v.adapter));
+    return await HANDLERS[op](ctx);
+  } finally {
+    // The put body is the file's content only once committed; otherwise the temporary blob goes.
+    if (v.blob && !ctx.blobUsed) await d.blobs.delete(v.blob.blobId).catch(() => {});
+  }
+}

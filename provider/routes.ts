@@ -1,0 +1,23 @@
+/**
+ * The storage provider protocol mounted at /doc-storage/v1: a plain Hono app with one handler,
+ * because every request goes through the same verification pipeline and the raw request
+ * target (never the router's decoded path) decides the operation. Errors are plain text.
+ */
+import { Hono } from "hono";
+import type { Deps } from "../kv/deps.ts";
+import { runOperation } from "./operations.ts";
+import { providerErrorResponse } from "./responses.ts";
+import { verifyProviderRequest } from "./verify.ts";
+
+export function providerApp(d: Deps): Hono {
+  const app = new Hono();
+  app.all("*", async (c) => {
+    try {
+      const verified = await verifyProviderRequest(d, c.req.raw);
+      return await runOperation(d, verified);
+    } catch (err) {
+      return providerErrorResponse(err);
+    }
+  });
+  return app;
+}

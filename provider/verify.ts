@@ -1,0 +1,263 @@
+/**
+ * The provider's verification pipeline, in the spec's order:
+ *   1. method, raw path, query, media type and framing (oversize rejected before reading);
+ *   2. bounded body read while hashing (put: into a temporary blob);
+ *   3. adapter secret, JWT signature, header and claims;
+ *   4. every signed request field against the real request;
+ *   5. jti recorded atomically in KV (replays refused until exp);
+ * after which operations.ts checks access and runs the operation. A failure in 1-5 leaves
+ * storage untouched (the temporary blob is deleted) and does not consume the jti.
+ */
+import { createHash } from "node:crypto";
+import { type BlobInfo, BlobSizeMismatchError, BlobTooLargeError } from "../blobs/store.ts";
+import { type Adapter, loadAdapterWithSecret } from "../kv/adapters.ts";
+import type { Deps } from "../kv/deps.ts";
+import { recordJti } from "../kv/replay.ts";
+import { isObject, JWT_AUD, JWT_ISS, type RequestClaims, verifyJwtSignature } from "./jwt.ts";
+import { MAX_JSON_REQUEST_BYTES, MAX_JWT_BYTES, MAX_JWT_LIFETIME_S } from "./limits.ts";
+import {
+  OPERATION_METHOD,
+  operationOf,
+  parseProviderPath,
+  PathError,
+  type ProviderUrl,
+  rawTarget,
+} from "./paths.ts";
+import { ProviderError, unauthorized } from "./responses.ts";
+
+export const ADAPTER_HEADER = "x-doc-storage-adapter";
+export const JWT_HEADER = "x-doc-storage-request-jwt";
+export const EMPTY_SHA256 = createHash("sha256").digest("hex");
+
+const BODY_OPERATIONS = new Set(["put", "lock", "unlock", "mkdir", "rename"]);
+
+export interface VerifiedRequest {
+  url: ProviderUrl;
+  adapter: Adapter;
+  claims: RequestClaims;
+  /** JSON operations: the body bytes (at most 16 KiB). */
+  jsonBytes?: Uint8Array;
+  /** put: the body, already in the blob store; the operation must use it or delete it. */
+  blob?: BlobInfo;
+}
+
+interface Framing {
+  contentType: string | null;
+  length: number;
+}
+
+/** Step 1: everything that can be checked from the request line and headers. */
+function checkShape(req: Request, maxDocBytes: number): { url: ProviderUrl; framing: Framing } {
+  const target = rawTarget(req.url);
+  const operation = operationOf(target.path);
+  if (!operation) throw new ProviderError(404, "No such endpoint");
+  const method = OPERATION_METHOD[operation];
+  if (req.method !== method) {
+    throw new ProviderError(405, `Use ${method} for ${operation}`, { allow: method });
+  }
+  if (target.hasQuery || target.hasFragment) {
+    throw new ProviderError(400, "Query strings are not allowed");
+  }
+  let url: ProviderUrl;
+  try {
+    url = parseProviderPath(target.path);
+  } catch (err) {
+    if (err instanceof PathError) throw new ProviderError(err.status, err.message);
+    throw err;
+  }
+  const contentType = req.headers.get("content-type");
+  const encoding = req.headers.get("content-encoding");
+  if (encoding !== null && encoding.toLowerCase() !== "identity") {
+    throw new ProviderError(415, "Compressed request bodies are not accepted");
+  }
+  const declared = req.headers.get("content-length");
+  const chunked = req.headers.has("transfer-encoding");
+  if (!BODY_OPERATIONS.has(operation)) {
+    if (contentType !== null) throw new ProviderError(415, `${operation} takes no Content-Type`);
+    if (chunked || (declared !== null && declared !== "0")) {
+      throw new ProviderError(400, `${operation} takes no request body`);
+    }
+    return { url, framing: { contentType, length: 0 } };
+  }
+  const wanted = operation === "put" ? "application/octet-stream" : "application/json";
+  const mediaOk = operation === "put"
+    ? contentType === wanted
+    : contentType !== null && /^application\/json(\s*;\s*charset="?utf-8"?)?$/i.test(contentType);
+  if (!mediaOk) throw new ProviderError(415, `Send the body as ${wanted}`);
+  if (declared === null || chunked) throw new ProviderError(411, "Content-Length is required");
+  if (!/^\d{1,16}$/.test(declared)) throw new ProviderError(400, "Invalid Content-Length");
+  const length = Number(declared);
+  const limit = operation === "put" ? maxDocBytes : MAX_JSON_REQUEST_BYTES;
+  if (length > limit) {
+    throw new ProviderError(413, `The request body is larger than ${limit} bytes`);
+  }
+  return { url, framing: { contentType, length } };
+}
+
+/** Read failures of the request body (client gone, framing broken), told apart from storage. */
+class BodyReadError extends Error {}
+
+async function* requestBody(req: Request): AsyncGenerator<Uint8Array> {
+  if (!req.body) return;
+  const reader = req.body.getReader();
+  try {
+    while (true) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch {
+        throw new BodyReadError("The request body ended early");
+      }
+      if (chunk.done) return;
+      yield chunk.value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Step 2 for JSON operations: at most `length` (<= 16 KiB) bytes in memory, hashed. */
+async function readJsonBody(req: Request, length: number) {
+  const buf = new Uint8Array(length);
+  let fill = 0;
+  for await (const chunk of requestBody(req)) {
+    if (fill + chunk.byteLength > length) {
+      throw new BodyReadError("Body longer than Content-Length");
+    }
+    buf.set(chunk, fill);
+    fill += chunk.byteLength;
+  }
+  if (fill !== length) throw new BodyReadError("Body shorter than Content-Length");
+  return { bytes: buf, sha256: createHash("sha256").update(buf).digest("hex") };
+}
+
+/** Step 2 for put: streamed into a new blob (hashing as it goes), never over `length`. */
+async function bufferPutBody(d: Deps, req: Request, length: number): Promise<BlobInfo> {
+  try {
+    return await d.blobs.write(requestBody(req), { maxBytes: length, expectedSize: length });
+  } catch (err) {
+    if (
+      err instanceof BodyReadError || err instanceof BlobSizeMismatchError ||
+      err instanceof BlobTooLargeError
+    ) {
+      throw new ProviderError(400, "The request body does not match its Content-Length");
+    }
+    throw err;
+  }
+}
+
+const isInt = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v);
+const isHex64 = (v: unknown) => typeof v === "string" && /^[0-9a-f]{64}$/.test(v);
+
+/** client_metadata limits: 2,048 bytes, keys 1-64 non-blank, strings <= 512, depth <= 8. */
+export function clientMetadataOk(meta: unknown): boolean {
+  if (!isObject(meta)) return false;
+  if (new TextEncoder().encode(JSON.stringify(meta)).byteLength > 2048) return false;
+  const keyOk = (k: string) => k.trim() !== "" && [...k].length <= 64;
+  // Depth counts containers: the root object is 0, its object or array values 1, ...
+  const walk = (v: unknown, depth: number): boolean => {
+    if (typeof v === "string") return [...v].length <= 512;
+    if (Array.isArray(v)) return depth <= 8 && v.every((x) => walk(x, depth + 1));
+    if (isObject(v)) {
+      return depth <= 8 && Object.entries(v).every(([k, x]) => keyOk(k) && walk(x, depth + 1));
+    }
+    return true;
+  };
+  return walk(meta, 0);
+}
+
+/** Step 3 (claims part): the payload's registered claims and the types of `request`. */
+export function claimsOk(
+  p: Record<string, unknown>,
+  nowS: number,
+): p is RequestClaims & Record<string, unknown> {
+  if (p.iss !== JWT_ISS) return false;
+  const aud = p.aud;
+  if (!(aud === JWT_AUD || (Array.isArray(aud) && aud.length === 1 && aud[0] === JWT_AUD))) {
+    return false;
+  }
+  if (!isInt(p.iat) || !isInt(p.exp)) return false;
+  if (p.iat > nowS || p.exp <= nowS) return false;
+  const lifetime = p.exp - p.iat;
+  if (lifetime <= 0 || lifetime > MAX_JWT_LIFETIME_S) return false;
+  if (typeof p.jti !== "string" || p.jti.length < 1 || p.jti.length > 64) return false;
+  const r = p.request;
+  if (!isObject(r)) return false;
+  if (typeof r.adapter !== "string" || typeof r.method !== "string" || typeof r.path !== "string") {
+    return false;
+  }
+  if ("content_type" in r && typeof r.content_type !== "string") return false;
+  if (!isInt(r.content_length) || r.content_length < 0 || !isHex64(r.content_sha256)) return false;
+  if ("office_connection_id" in r && typeof r.office_connection_id !== "string") return false;
+  if ("arguments" in r && !isObject(r.arguments)) return false;
+  if ("client_metadata" in r && !clientMetadataOk(r.client_metadata)) return false;
+  return true;
+}
+
+/** Step 4: every signed field equals the real request. */
+function matchesRequest(
+  r: RequestClaims["request"],
+  real: { adapter: string; method: string; path: string; framing: Framing; sha256: string },
+): boolean {
+  return r.adapter === real.adapter &&
+    r.method === real.method &&
+    r.path === real.path &&
+    (real.framing.contentType === null
+      ? !("content_type" in r)
+      : r.content_type === real.framing.contentType) &&
+    r.content_length === real.framing.length &&
+    r.content_sha256 === real.sha256;
+}
+
+/** Steps 3-5; throws the one 401 on any failure. */
+async function authenticate(
+  d: Deps,
+  req: Request,
+  url: ProviderUrl,
+  framing: Framing,
+  sha256: string,
+): Promise<{ adapter: Adapter; claims: RequestClaims }> {
+  const name = req.headers.get(ADAPTER_HEADER) ?? "";
+  const jwt = req.headers.get(JWT_HEADER) ?? "";
+  if (name === "" || jwt === "" || jwt.length > MAX_JWT_BYTES) throw unauthorized();
+  const loaded = await loadAdapterWithSecret(d, name);
+  const payload = verifyJwtSignature(jwt, loaded?.secret ?? null);
+  if (!loaded || !isObject(payload)) throw unauthorized();
+  const nowS = Math.floor(Date.now() / 1000);
+  if (!claimsOk(payload, nowS)) throw unauthorized();
+  const real = {
+    adapter: loaded.adapter.name,
+    method: req.method,
+    path: url.rawPath,
+    framing,
+    sha256,
+  };
+  if (!matchesRequest(payload.request, real)) throw unauthorized();
+  if (!(await recordJti(d.kv, loaded.adapter.name, payload.jti, payload.exp))) throw unauthorized();
+  return { adapter: loaded.adapter, claims: payload };
+}
+
+export async function verifyProviderRequest(d: Deps, req: Request): Promise<VerifiedRequest> {
+  const { url, framing } = checkShape(req, d.config.providerMaxDocBytes);
+  if (url.operation === "put") {
+    const blob = await bufferPutBody(d, req, framing.length);
+    try {
+      return { url, blob, ...(await authenticate(d, req, url, framing, blob.sha256)) };
+    } catch (err) {
+      await d.blobs.delete(blob.blobId).catch(() => {});
+      throw err;
+    }
+  }
+  if (framing.length > 0 || BODY_OPERATIONS.has(url.operation)) {
+    let body;
+    try {
+      body = await readJsonBody(req, framing.length);
+    } catch (err) {
+      if (err instanceof BodyReadError) throw new ProviderError(400, err.message);
+      throw err;
+    }
+    const auth = await authenticate(d, req, url, framing, body.sha256);
+    return { url, jsonBytes: body.bytes, ...auth };
+  }
+  return { url, ...(await authenticate(d, req, url, framing, EMPTY_SHA256)) };
+}

@@ -1,0 +1,65 @@
+/**
+ * A secret (API key, adapter secret) shown exactly once: a warning, the value, a copy button.
+ * The value lives only in this component's props; hiding it drops it for good.
+ */
+import { useSignal } from "@preact/signals";
+import { useEffect, useRef } from "preact/hooks";
+
+async function copyText(text: string, fallbackInput: HTMLInputElement | null): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // Clipboard API needs a secure context; plain http on a LAN host falls back to selection.
+    if (!fallbackInput) return false;
+    fallbackInput.select();
+    return document.execCommand("copy");
+  }
+}
+
+export function SecretReveal(
+  { title, label, secret, onDone }: {
+    title: string;
+    label: string;
+    secret: string;
+    onDone: () => void;
+  },
+) {
+  const copied = useSignal<"idle" | "copied" | "failed">("idle");
+  const heading = useRef<HTMLHeadingElement>(null);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <section class="secret" aria-labelledby="secret-title">
+      <h3 id="secret-title" tabIndex={-1} ref={heading}>{title}</h3>
+      <p class="warning">
+        <strong>Copy it now.</strong>{" "}
+        This is the only time it is shown: only a hash is stored, so it cannot be displayed again.
+      </p>
+      <div class="secret-row">
+        <label for="secret-value" class="visually-hidden">{label}</label>
+        <input
+          id="secret-value"
+          ref={input}
+          class="secret-value"
+          readOnly
+          value={secret}
+          onFocus={(e) => e.currentTarget.select()}
+        />
+        <button
+          type="button"
+          onClick={async () => {
+            copied.value = (await copyText(secret, input.current)) ? "copied" : "failed";
+          }}
+        >
+          Copy
+        </button>
+      </div>
+      <p class="status" role="status">
+        {copied.value === "copied" && "Copied to the clipboard."}
+        {copied.value === "failed" && "Copying failed: select the text and copy it by hand."}
+      </p>
+      <button type="button" class="primary" onClick={onDone}>I have stored it, hide it</button>
+    </section>
+  );
+}

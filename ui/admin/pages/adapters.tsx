@@ -1,0 +1,311 @@
+/**
+ * Adapters of the storage provider protocol: register one for a user's drive or folder (its
+ * secret shown once), rotate the secret, run the connection test, delete.
+ */
+import { useSignal } from "@preact/signals";
+import { formatDate } from "../../shared/format.ts";
+import {
+  type Adapter,
+  ADAPTER_OPERATIONS,
+  type AdapterOperation,
+  api,
+  type ConnectionTest,
+  type User,
+} from "../api.ts";
+import { ConfirmButton } from "../components/confirm.tsx";
+import { ListState, useLoaded } from "../components/data.tsx";
+import { Form, SelectField, SubmitButton, TextField, Toggle } from "../../shared/fields.tsx";
+import { SecretReveal } from "../components/secret.tsx";
+import { TestResult, TestRunner } from "../components/connection_test.tsx";
+import { errorsOf, parseWhole, useForm } from "../../shared/form.ts";
+import { userOptions } from "./keys.tsx";
+
+/** lock and unlock are one switch: the protocol enables them together. */
+const OPERATION_SWITCHES: { id: string; label: string; ops: AdapterOperation[] }[] = [
+  { id: "list", label: "list", ops: ["list"] },
+  { id: "put", label: "put", ops: ["put"] },
+  { id: "lock", label: "lock / unlock", ops: ["lock", "unlock"] },
+  { id: "mkdir", label: "mkdir", ops: ["mkdir"] },
+  { id: "rename", label: "rename", ops: ["rename"] },
+  { id: "delete", label: "delete", ops: ["delete"] },
+];
+
+function validAdapterName(name: string): string | null {
+  const t = name.trim();
+  if (!t) return "Enter the adapter name.";
+  if (t.length > 128) return "The name must be at most 128 characters.";
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(t)) {
+    return "Use letters, digits, '.', '_' and '-' only, starting with a letter or digit.";
+  }
+  return null;
+}
+
+/** The server's rule: 32 to 1024 UTF-8 bytes (it is the HMAC key of every request). */
+function validSecret(secret: string): string | null {
+  if (secret === "") return null;
+  const bytes = new TextEncoder().encode(secret).byteLength;
+  if (bytes < 32) {
+    return `A chosen secret needs at least 32 bytes (this one has ${bytes}); leave it empty to generate one.`;
+  }
+  if (bytes > 1024) return "The secret must be at most 1024 bytes.";
+  return null;
+}
+
+function RegisterForm(
+  { users, onRegistered }: {
+    users: User[];
+    onRegistered: (a: Adapter & { secret: string }) => void;
+  },
+) {
+  const form = useForm(["name", "userSeq", "folderSeq", "secret", "operations", "readOnly"]);
+  const name = useSignal("");
+  const userSeq = useSignal(users.length === 1 ? String(users[0].userSeq) : "");
+  const folderSeq = useSignal("");
+  const secret = useSignal("");
+  const readOnly = useSignal(false);
+  const switches = Object.fromEntries(
+    OPERATION_SWITCHES.map((s) => [s.id, useSignal(true)]),
+  );
+  const operations = () =>
+    OPERATION_SWITCHES.filter((s) => switches[s.id].value).flatMap((s) => s.ops);
+  const opsError = form.errors.value.operations;
+  return (
+    <Form
+      form={form}
+      label="Register an adapter"
+      onSubmit={(e) =>
+        form.submit(
+          e,
+          () =>
+            errorsOf({
+              name: validAdapterName(name.value),
+              userSeq: !userSeq.value && "Choose the user whose drive the adapter serves.",
+              folderSeq: folderSeq.value.trim() !== "" && !parseWhole(folderSeq.value) &&
+                "Enter a folder seq (a positive whole number) or leave it empty.",
+              secret: validSecret(secret.value),
+            }),
+          async () => {
+            const created = await api.registerAdapter({
+              name: name.value.trim(),
+              userSeq: Number(userSeq.value),
+              ...(folderSeq.value.trim() ? { folderSeq: Number(folderSeq.value.trim()) } : {}),
+              ...(secret.value ? { secret: secret.value } : {}),
+              operations: operations(),
+              readOnly: readOnly.value,
+            });
+            name.value = folderSeq.value = secret.value = "";
+            onRegistered(created);
+          },
+        )}
+    >
+      <h2>Register an adapter</h2>
+      <TextField
+        form={form}
+        name="name"
+        label="Adapter name"
+        hint="The document host signs its requests with this name."
+        required
+        value={name}
+      />
+      <SelectField
+        form={form}
+        name="userSeq"
+        label="User (whose drive it serves)"
+        placeholder="Choose a user"
+        value={userSeq}
+        options={userOptions(users)}
+      />
+      <TextField
+        form={form}
+        name="folderSeq"
+        label="Folder seq (optional)"
+        hint="Limit the adapter to one folder of the drive; empty serves the whole drive."
+        inputMode="numeric"
+        value={folderSeq}
+      />
+      <TextField
+        form={form}
+        name="secret"
+        label="Secret (optional)"
+        hint="Leave empty to have a strong secret generated."
+        type="password"
+        autoComplete="new-password"
+        value={secret}
+      />
+      <fieldset
+        class={opsError ? "invalid" : undefined}
+        aria-describedby={opsError ? `${form.fieldId("operations")}-error` : undefined}
+      >
+        <legend>Optional operations</legend>
+        <p class="hint">A disabled operation answers 501 Not Implemented.</p>
+        <div class="switch-grid">
+          {OPERATION_SWITCHES.map((s) => (
+            <Toggle
+              key={s.id}
+              id={`${form.id}-op-${s.id}`}
+              label={s.label}
+              checked={switches[s.id]}
+              asSwitch
+            />
+          ))}
+        </div>
+        {opsError && (
+          <p id={`${form.fieldId("operations")}-error`} class="field-error">{opsError}</p>
+        )}
+      </fieldset>
+      <Toggle
+        id={`${form.id}-readOnly`}
+        label="Read-only"
+        hint="Every writing operation answers 403."
+        checked={readOnly}
+        asSwitch
+      />
+      {form.errors.value.readOnly && <p class="field-error">{form.errors.value.readOnly}</p>}
+      <div class="actions">
+        <SubmitButton form={form} busyLabel="Registering…">Register adapter</SubmitButton>
+      </div>
+    </Form>
+  );
+}
+
+function AdapterRow(
+  { adapter, owner, onSecret, onChanged }: {
+    adapter: Adapter;
+    owner: string;
+    onSecret: (title: string, secret: string) => void;
+    onChanged: () => void;
+  },
+) {
+  const testing = useSignal(false);
+  const result = useSignal<ConnectionTest | null>(null);
+  const ops = adapter.operations ?? [...ADAPTER_OPERATIONS];
+  return (
+    <li class="adapter">
+      <div class="adapter-head">
+        <h3>{adapter.name}</h3>
+        {adapter.readOnly && <span class="badge">read-only</span>}
+      </div>
+      <dl class="facts">
+        <dt>Root</dt>
+        <dd>
+          {owner}'s drive{adapter.folderSeq ? `, folder ${adapter.folderSeq}` : ""}
+        </dd>
+        <dt>Operations</dt>
+        <dd>{ops.length === ADAPTER_OPERATIONS.length ? "all" : ops.join(", ") || "none"}</dd>
+        {adapter.createdAt !== undefined && (
+          <>
+            <dt>Registered</dt>
+            <dd>{formatDate(adapter.createdAt)}</dd>
+          </>
+        )}
+        {adapter.secretUpdatedAt !== undefined && (
+          <>
+            <dt>Secret set</dt>
+            <dd>{formatDate(adapter.secretUpdatedAt)}</dd>
+          </>
+        )}
+      </dl>
+      <div class="row-actions">
+        <button
+          type="button"
+          aria-expanded={testing.value}
+          aria-label={`Connection test of ${adapter.name}`}
+          onClick={() => (testing.value = !testing.value)}
+        >
+          Connection test
+        </button>
+        <ConfirmButton
+          label="Rotate secret"
+          accessibleLabel={`Rotate the secret of ${adapter.name}`}
+          question="Issue a new secret? The old one stops working at once."
+          confirmLabel="Rotate secret"
+          onConfirm={async () => {
+            const r = await api.rotateAdapterSecret(adapter.name);
+            onSecret(`New secret of adapter ${r.name}`, r.secret);
+            onChanged();
+          }}
+        />
+        <ConfirmButton
+          label="Delete"
+          accessibleLabel={`Delete adapter ${adapter.name}`}
+          question={`Delete adapter ${adapter.name}?`}
+          confirmLabel="Delete adapter"
+          onConfirm={async () => {
+            await api.deleteAdapter(adapter.name);
+            onChanged();
+          }}
+        />
+      </div>
+      {testing.value && (
+        <div class="test-panel">
+          <TestRunner
+            adapter={adapter.name}
+            onStart={() => (result.value = null)}
+            onResult={(r) => (result.value = r)}
+          />
+          {result.value && <TestResult result={result.value} />}
+        </div>
+      )}
+    </li>
+  );
+}
+
+export function AdaptersPage() {
+  const users = useLoaded(() => api.listUsers());
+  const adapters = useLoaded(api.listAdapters);
+  const shown = useSignal<{ title: string; secret: string } | null>(null);
+  const accountOf = (seq: number) =>
+    users.data.value?.find((u) => u.userSeq === seq)?.accountId ?? `user ${seq}`;
+  return (
+    <>
+      <h1>Adapters</h1>
+      <div class="columns">
+        <section class="panel" aria-labelledby="adapter-list-title">
+          <h2 id="adapter-list-title">Registered adapters</h2>
+          <ListState loaded={adapters} empty="No adapters registered.">
+            {(items) => (
+              <ul class="cards">
+                {items.map((a) => (
+                  <AdapterRow
+                    key={a.name}
+                    adapter={a}
+                    owner={accountOf(a.userSeq)}
+                    onSecret={(title, secret) => (shown.value = { title, secret })}
+                    onChanged={adapters.reload}
+                  />
+                ))}
+              </ul>
+            )}
+          </ListState>
+        </section>
+        <div class="stack">
+          {shown.value && (
+            <section class="panel">
+              <SecretReveal
+                title={shown.value.title}
+                label="Adapter secret"
+                secret={shown.value.secret}
+                onDone={() => (shown.value = null)}
+              />
+            </section>
+          )}
+          <section class="panel">
+            {users.data.value
+              ? users.data.value.length
+                ? (
+                  <RegisterForm
+                    users={users.data.value}
+                    onRegistered={(a) => {
+                      shown.value = { title: `Secret of adapter ${a.name}`, secret: a.secret };
+                      adapters.reload();
+                    }}
+                  />
+                )
+                : <p class="muted">Create a user first: an adapter serves a user's drive.</p>
+              : <p class="muted" role="status">Loading…</p>}
+          </section>
+        </div>
+      </div>
+    </>
+  );
+}

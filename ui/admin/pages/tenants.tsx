@@ -1,0 +1,249 @@
+/** Tenants: create, rename, and edit each tenant's share policy. */
+import { type Signal, useSignal } from "@preact/signals";
+import { formatDate } from "../../shared/format.ts";
+import {
+  api,
+  type Permission,
+  PERMISSIONS,
+  SHARE_TYPES,
+  type SharePolicy,
+  type ShareType,
+  type Tenant,
+} from "../api.ts";
+import { ListState, useLoaded } from "../components/data.tsx";
+import { Form, SubmitButton, TextField } from "../../shared/fields.tsx";
+import { errorsOf, useForm } from "../../shared/form.ts";
+
+const SHARE_TYPE_LABEL: Record<ShareType, string> = {
+  SPECIFIC_USERS: "Specific users",
+  ORG_LINK: "Organization link",
+  PUBLIC_LINK: "Public link",
+};
+
+const PERMISSION_LABEL: Record<Permission, string> = {
+  VIEW: "View",
+  EDIT: "Edit",
+  DOWNLOAD: "Download",
+  UPLOAD: "Upload",
+  SHARE: "Re-share",
+};
+
+export function validName(name: string, what: string): string | null {
+  const t = name.trim();
+  if (!t) return `Enter the ${what}.`;
+  if (t.length > 200) return `The ${what} must be at most 200 characters.`;
+  return null;
+}
+
+/** Links cannot be re-shared (spec: ORG_LINK and PUBLIC_LINK do not offer re-share). */
+const RESHARE_TYPES: ShareType[] = ["SPECIFIC_USERS"];
+
+function policySummary(policy: SharePolicy): string {
+  return SHARE_TYPES.filter((t) => policy[t].allowed).map((t) => SHARE_TYPE_LABEL[t]).join(", ") ||
+    "no sharing";
+}
+
+function CreateTenantForm({ onCreated }: { onCreated: (t: Tenant) => void }) {
+  const form = useForm(["name"]);
+  const name = useSignal("");
+  const created = useSignal<string | null>(null);
+  return (
+    <Form
+      form={form}
+      label="Create a tenant"
+      onSubmit={(e) =>
+        form.submit(e, () => errorsOf({ name: validName(name.value, "tenant name") }), async () => {
+          const t = await api.createTenant(name.value.trim());
+          created.value = `Tenant “${t.name}” created (id ${t.id}).`;
+          name.value = "";
+          onCreated(t);
+        })}
+    >
+      <h2>Create a tenant</h2>
+      <TextField form={form} name="name" label="Tenant name" required value={name} />
+      <div class="actions">
+        <SubmitButton form={form} busyLabel="Creating…">Create tenant</SubmitButton>
+      </div>
+      <p class="status" role="status">{created.value}</p>
+    </Form>
+  );
+}
+
+function clonePolicy(p: SharePolicy): SharePolicy {
+  return JSON.parse(JSON.stringify(p));
+}
+
+function PolicyEditor({ tenant, onSaved }: { tenant: Tenant; onSaved: (t: Tenant) => void }) {
+  const form = useForm(["name", "sharePolicy"]);
+  const name = useSignal(tenant.name);
+  const policy: Signal<SharePolicy> = useSignal(clonePolicy(tenant.sharePolicy));
+  const saved = useSignal<string | null>(null);
+
+  const setAllowed = (type: ShareType, allowed: boolean) => {
+    const next = clonePolicy(policy.value);
+    next[type].allowed = allowed;
+    policy.value = next;
+  };
+  const setPermission = (type: ShareType, perm: Permission, on: boolean) => {
+    const next = clonePolicy(policy.value);
+    const set = new Set(next[type].maxPermissions);
+    if (on) set.add(perm);
+    else set.delete(perm);
+    next[type].maxPermissions = PERMISSIONS.filter((p) => set.has(p));
+    policy.value = next;
+  };
+
+  const validate = () => {
+    const bad = SHARE_TYPES.find((t) => {
+      const perms = policy.value[t].maxPermissions;
+      return policy.value[t].allowed && perms.length > 0 && !perms.includes("VIEW");
+    });
+    return errorsOf({
+      name: validName(name.value, "tenant name"),
+      sharePolicy: bad &&
+        `${SHARE_TYPE_LABEL[bad]}: every other permission needs View, so allow View too.`,
+    });
+  };
+
+  const policyError = form.errors.value.sharePolicy;
+  return (
+    <Form
+      form={form}
+      label={`Edit tenant ${tenant.name}`}
+      onSubmit={(e) =>
+        form.submit(e, validate, async () => {
+          const t = await api.updateTenant(tenant.id, {
+            name: name.value.trim(),
+            sharePolicy: policy.value,
+          });
+          saved.value = `Saved at ${new Date().toLocaleTimeString()}.`;
+          onSaved(t);
+        })}
+    >
+      <h2>Tenant “{tenant.name}”</h2>
+      <TextField form={form} name="name" label="Tenant name" required value={name} />
+      <fieldset
+        class={`policy${policyError ? " invalid" : ""}`}
+        aria-describedby={policyError ? `${form.fieldId("sharePolicy")}-error` : undefined}
+      >
+        <legend>Share policy</legend>
+        <p class="hint">
+          Which kinds of share the tenant's users may create, and the most each may grant.
+        </p>
+        {SHARE_TYPES.map((type) => {
+          const entry = policy.value[type];
+          const base = `${form.id}-${type}`;
+          return (
+            <div class="policy-row" key={type}>
+              <div class="toggle switch">
+                <input
+                  id={`${base}-allowed`}
+                  type="checkbox"
+                  role="switch"
+                  checked={entry.allowed}
+                  onChange={(e) => setAllowed(type, e.currentTarget.checked)}
+                  aria-invalid={policyError ? "true" : undefined}
+                />
+                <label for={`${base}-allowed`}>{SHARE_TYPE_LABEL[type]} allowed</label>
+              </div>
+              <div
+                class="perm-list"
+                role="group"
+                aria-label={`${SHARE_TYPE_LABEL[type]}: the most it may grant`}
+              >
+                {PERMISSIONS.map((perm) => (
+                  <div class="toggle" key={perm}>
+                    <input
+                      id={`${base}-${perm}`}
+                      type="checkbox"
+                      checked={entry.maxPermissions.includes(perm)}
+                      disabled={!entry.allowed ||
+                        (perm === "SHARE" && !RESHARE_TYPES.includes(type))}
+                      onChange={(e) => setPermission(type, perm, e.currentTarget.checked)}
+                    />
+                    <label for={`${base}-${perm}`}>{PERMISSION_LABEL[perm]}</label>
+                  </div>
+                ))}
+              </div>
+            </div>
+          );
+        })}
+        {policyError && (
+          <p id={`${form.fieldId("sharePolicy")}-error`} class="field-error">{policyError}</p>
+        )}
+      </fieldset>
+      <div class="actions">
+        <SubmitButton form={form} busyLabel="Saving…">Save tenant</SubmitButton>
+      </div>
+      <p class="status" role="status">{saved.value}</p>
+    </Form>
+  );
+}
+
+export function TenantsPage() {
+  const tenants = useLoaded(api.listTenants);
+  const selected = useSignal<number | null>(null);
+  const current = tenants.data.value?.find((t) => t.id === selected.value) ?? null;
+  return (
+    <>
+      <h1>Tenants</h1>
+      <div class="columns">
+        <section class="panel" aria-labelledby="tenant-list-title">
+          <h2 id="tenant-list-title">All tenants</h2>
+          <ListState loaded={tenants} empty="No tenants yet: create the first one.">
+            {(items) => (
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Id</th>
+                    <th scope="col">Name</th>
+                    <th scope="col">Sharing allowed</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {items.map((t) => (
+                    <tr key={t.id} class={t.id === selected.value ? "selected" : undefined}>
+                      <td data-label="Id">{t.id}</td>
+                      <td data-label="Name">{t.name}</td>
+                      <td data-label="Sharing allowed">{policySummary(t.sharePolicy)}</td>
+                      <td data-label="Created">{formatDate(t.createdAt)}</td>
+                      <td>
+                        <button
+                          type="button"
+                          aria-label={`Edit tenant ${t.name}`}
+                          aria-pressed={t.id === selected.value}
+                          onClick={() => (selected.value = t.id)}
+                        >
+                          Edit
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </ListState>
+        </section>
+        <div class="stack">
+          <section class="panel">
+            <CreateTenantForm
+              onCreated={(t) => {
+                tenants.reload();
+                selected.value = t.id;
+              }}
+            />
+          </section>
+          {current && (
+            <section class="panel">
+              <PolicyEditor key={current.id} tenant={current} onSaved={() => tenants.reload()} />
+            </section>
+          )}
+        </div>
+      </div>
+    </>
+  );
+}
