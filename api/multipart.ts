@@ -16,7 +16,11 @@ export interface MultipartUpload {
   file: {
     /** The part's filename parameter (undefined when it has none). */
     filename: string | undefined;
-    /** The file's bytes; iterating past the end verifies the rest of the form. */
+    /**
+     * The file's bytes; iterating past the end verifies the rest of the form. A chunk is only
+     * valid until the next one is requested (the read buffer is reused), so consumers copy it,
+     * as the blob stores' `coalesce` does.
+     */
     body: AsyncIterable<Uint8Array>;
   };
   /**

@@ -12,6 +12,11 @@ import {
   changeShare,
   createShare,
   deleteShare,
+  setShareTargets,
+  type ShareInput,
+  type TargetInput,
+} from "../kv/share_writes.ts";
+import {
   flagsToPermissions,
   hierarchyTypes,
   intersectFlags,
@@ -20,11 +25,8 @@ import {
   loadShareFor,
   policyCap,
   policyOf,
-  setShareTargets,
   type Share,
-  type ShareInput,
   shareOfResource,
-  type TargetInput,
 } from "../kv/shares.ts";
 import { getTenant, type ShareType, type Tenant } from "../kv/tenants.ts";
 import {

@@ -4,13 +4,14 @@
  * server's peak RSS. Baselines from the same run: /healthz for the request rate, and a bare
  * Deno.serve process that hashes and discards (put) or streams from memory (get) for throughput.
  *
- *   deno run -A bench/provider.ts            (add --json for machine-readable output)
+ *   deno run -A bench/provider.ts     (--json: machine-readable; --mib N: document size, default 100)
  */
 import { createHash } from "node:crypto";
 import { ProviderHostClient } from "../provider/host_client.ts";
 
 const MIB = 1024 * 1024;
-const DOC_BYTES = 100 * MIB;
+const mibArg = Deno.args.indexOf("--mib");
+const DOC_BYTES = (mibArg >= 0 ? Number(Deno.args[mibArg + 1]) : 100) * MIB;
 const INFO_REQUESTS = 3000;
 const CONCURRENCY = 8;
 const ROUNDS = 3;
@@ -24,13 +25,14 @@ function freePort(): number {
 }
 
 async function waitFor(url: string) {
-  for (let i = 0; i < 200; i++) {
+  // Generous: the first start of main.ts after a change loads and compiles the module graph.
+  for (let i = 0; i < 600; i++) {
     try {
       const r = await fetch(url);
       await r.body?.cancel();
       if (r.ok) return;
     } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} did not come up`);
 }
@@ -120,7 +122,15 @@ async function main() {
     DRIVE_PUBLIC_URL: url,
   });
   const baseline = spawn(
-    ["run", "-A", "bench/provider.ts", "--baseline-server", String(basePort)],
+    [
+      "run",
+      "-A",
+      "bench/provider.ts",
+      "--baseline-server",
+      String(basePort),
+      "--mib",
+      String(DOC_BYTES / MIB),
+    ],
     {},
   );
   try {

@@ -8,7 +8,7 @@
  * Target: every large-case median within 2x of the small case.
  */
 import { storeGeneratedFile } from "../kv/drive.ts";
-import { createShare } from "../kv/shares.ts";
+import { createShare } from "../kv/share_writes.ts";
 import { newApiUser, startTestServer } from "../tests/helpers.ts";
 
 function flag(name: string, fallback: number): number {

@@ -109,17 +109,18 @@ async function keyFromKv(kv: Deno.Kv): Promise<Uint8Array> {
 
 async function resolveSecretsKey(d: Deps): Promise<Uint8Array> {
   if (d.config.secretsKey) return d.config.secretsKey;
-  // A remote KV is shared by machines that do not share a disk: a local key file would differ.
-  if (!d.config.kvPath.includes("://")) {
+  // A remote KV (KV Connect URL, or Deno Deploy's managed KV: kvPath "") is shared by machines
+  // that do not share a disk, so a local key file would differ between them.
+  const localKv = d.config.kvPath !== "" && !d.config.kvPath.includes("://");
+  if (localKv) {
     try {
       return await keyFromFile(d.config.dataDir);
     } catch (err) {
-      // No writable file system (Deno Deploy): fall back to the KV-held key.
-      if (
-        !(err instanceof Deno.errors.PermissionDenied || err instanceof Deno.errors.NotSupported)
-      ) {
-        throw err;
-      }
+      // No writable file system: fall back to the KV-held key.
+      const readOnlyFs = err instanceof Deno.errors.PermissionDenied ||
+        err instanceof Deno.errors.NotSupported || err instanceof Deno.errors.NotCapable ||
+        (err instanceof Error && /read-only file system/i.test(err.message));
+      if (!readOnlyFs) throw err;
     }
   }
   return await keyFromKv(d.kv);

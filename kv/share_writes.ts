@@ -10,7 +10,7 @@ import type { Deps } from "./deps.ts";
 import { fail } from "./errors.ts";
 import { enqueueNotification } from "./notifications.ts";
 import { hashPassword } from "./passwords.ts";
-import { getResource, loadPath, type Resource } from "./resources.ts";
+import { getResource, getResourceEntry, loadPath, type Resource } from "./resources.ts";
 import { randomToken } from "./secrets.ts";
 import {
   clearLinkVisitors,
@@ -313,7 +313,7 @@ export async function createShare(
   return commitWithRetry(async () => {
     const [own, res, ancestors] = await Promise.all([
       d.kv.get<number>(shareByResKey(rs)),
-      d.kv.get<Resource>(["res", rs]),
+      getResourceEntry(d.kv, rs),
       ancestorShareEntries(d.kv, loaded.path),
     ]);
     if (own.value !== null) {

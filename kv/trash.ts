@@ -7,6 +7,8 @@
  * their folder), so an interrupted purge leaves a smaller, still-consistent trashed tree that
  * a repeated purge finishes. Blobs are deleted after the commit that drops their versions.
  */
+import { removeShare } from "./share_writes.ts";
+import { shareOfResource } from "./shares.ts";
 import { commit, commitWithRetry, CONFLICT } from "./db.ts";
 import type { Deps } from "./deps.ts";
 import { fail } from "./errors.ts";
@@ -130,6 +132,11 @@ export async function purgeTrashed(
     i += done.count;
     result.resources += done.deleted;
     result.freedBytes += done.freedBytes;
+  }
+  // Shares of purged resources go too, so no recipient list or link points at nothing.
+  for (const rs of order) {
+    const share = await shareOfResource(d.kv, rs);
+    if (share) await removeShare(d, share.shareSeq);
   }
   return result;
 }

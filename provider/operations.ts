@@ -220,7 +220,8 @@ async function put(ctx: Ctx): Promise<Response> {
   // A put carries no lock owner: it may write through any lock of this adapter, not others'.
   const ownLock = (lock: Lock) =>
     lock.source === "provider" && lock.owner.startsWith(providerLockOwner(adapter, ""));
-  // Two attempts: a concurrent put may create the file between our look-up and our create.
+  // Retried a few times: a concurrent put may create (or a delete trash) the file between our
+  // look-up and our write; the buffered blob is reused.
   for (let attempt = 0;; attempt++) {
     const existing = await findChildByName(d.kv, ctx.root.ownerSeq, parentRs, name);
     if (existing && existing.type !== "FILE") {

@@ -233,3 +233,18 @@ Deno.test("Connection test against a misbehaving provider reports status and eve
     await bad.shutdown();
   }
 });
+
+Deno.test("DRIVE_SECRETS_KEY: must be 32 bytes of base64; when set, no key file is written and secrets still work", async () => {
+  const { ConfigError, readConfig } = await import("../config.ts");
+  for (const bad of ["short", btoa("x".repeat(31)), btoa("x".repeat(33)), "!!!"]) {
+    assert.throws(() => readConfig({ DRIVE_SECRETS_KEY: bad }), ConfigError, bad);
+  }
+  const key = btoa("k".repeat(32));
+  assert.equal(readConfig({ DRIVE_SECRETS_KEY: key }).secretsKey?.byteLength, 32);
+  assert.equal(readConfig({}).secretsKey, null);
+  await withServer(async (server) => {
+    const ad = await newProviderAdapter(server, "envkey");
+    assert.equal((await ad.client.list([])).ok, true);
+    await assert.rejects(Deno.stat(`${server.config.dataDir}/secrets.key`), Deno.errors.NotFound);
+  }, { env: { DRIVE_SECRETS_KEY: key } });
+});

@@ -11,7 +11,13 @@ import { acquireLock } from "../kv/locks.ts";
 import { findChildByName, listVersions, type Resource, writeResource } from "../kv/resources.ts";
 import type { Entry } from "../provider/entries.ts";
 import type { HostResult } from "../provider/host_client.ts";
-import { newProviderAdapter, providerRawRequest, type TestServer, withServer } from "./helpers.ts";
+import {
+  forEachBlobStore,
+  newProviderAdapter,
+  providerRawRequest,
+  type TestServer,
+  withServer,
+} from "./helpers.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array | null) => new TextDecoder().decode(b!);
@@ -29,47 +35,50 @@ async function driveBytes(server: TestServer, r: Resource): Promise<Uint8Array> 
   return new Uint8Array(await new Response(await server.blobs.read(r.blobId!)).arrayBuffer());
 }
 
-Deno.test("A change through the provider is the drive's change: same tree, same bytes, same locks", async () => {
-  await withServer(async (server) => {
-    const ad = await newProviderAdapter(server, "same");
-    const c = ad.client;
-    assertOk(await c.mkdir([], "Reports"), "mkdir");
-    const put = assertOk(await c.put(["Reports", "q1.docx"], enc("first")), "put");
-    const reports = (await findChildByName(server.kv, ad.userSeq, null, "Reports"))!;
-    assert.equal(reports.type, "FOLDER");
-    const file = (await findChildByName(server.kv, ad.userSeq, reports.rs, "q1.docx"))!;
-    assert.equal(dec(await driveBytes(server, file)), "first");
-    assert.equal(put.docId, `same:${file.rs}`);
-    // Saving again is a new version of the same document, visible at once.
-    assertOk(await c.put(["Reports", "q1.docx"], enc("second"), { saveType: "save" }), "put 2");
-    const after = (await findChildByName(server.kv, ad.userSeq, reports.rs, "q1.docx"))!;
-    assert.equal(after.rs, file.rs);
-    assert.equal(after.version, 2);
-    assert.equal(dec(await driveBytes(server, after)), "second");
-    assert.deepEqual((await listVersions(server.kv, file.rs)).map((v) => v.reason), [
-      "put",
-      "save",
-    ]);
-    // A folder made through the drive API shows up in the provider listing.
-    await createFolder(server.deps, {
-      ownerSeq: ad.userSeq,
-      parentRs: null,
-      name: "FromDrive",
-      actorSeq: ad.userSeq,
-    });
-    const names = assertOk(await c.list([]), "list").map((e) => `${e.type}:${e.path}`).sort();
-    assert.deepEqual(names, ["directory:FromDrive", "directory:Reports"]);
-    // The provider's lock is the drive's lock record.
-    assertOk(await c.lock(["Reports", "q1.docx"], "host-session-1"), "lock");
-    const info = assertOk(await c.info(["Reports", "q1.docx"]), "info")!;
-    assert.equal(info.locked, true);
-    assert.equal(info.locker, "host-session-1");
-    const { getLock } = await import("../kv/locks.ts");
-    const lock = (await getLock(server.kv, file.rs))!;
-    assert.equal(lock.owner, "provider:same:host-session-1");
-    assert.equal(lock.source, "provider");
-  });
-});
+forEachBlobStore(
+  "A change through the provider is the drive's change: same tree, same bytes, same locks",
+  async (server) => {
+    {
+      const ad = await newProviderAdapter(server, "same");
+      const c = ad.client;
+      assertOk(await c.mkdir([], "Reports"), "mkdir");
+      const put = assertOk(await c.put(["Reports", "q1.docx"], enc("first")), "put");
+      const reports = (await findChildByName(server.kv, ad.userSeq, null, "Reports"))!;
+      assert.equal(reports.type, "FOLDER");
+      const file = (await findChildByName(server.kv, ad.userSeq, reports.rs, "q1.docx"))!;
+      assert.equal(dec(await driveBytes(server, file)), "first");
+      assert.equal(put.docId, `same:${file.rs}`);
+      // Saving again is a new version of the same document, visible at once.
+      assertOk(await c.put(["Reports", "q1.docx"], enc("second"), { saveType: "save" }), "put 2");
+      const after = (await findChildByName(server.kv, ad.userSeq, reports.rs, "q1.docx"))!;
+      assert.equal(after.rs, file.rs);
+      assert.equal(after.version, 2);
+      assert.equal(dec(await driveBytes(server, after)), "second");
+      assert.deepEqual((await listVersions(server.kv, file.rs)).map((v) => v.reason), [
+        "put",
+        "save",
+      ]);
+      // A folder made through the drive API shows up in the provider listing.
+      await createFolder(server.deps, {
+        ownerSeq: ad.userSeq,
+        parentRs: null,
+        name: "FromDrive",
+        actorSeq: ad.userSeq,
+      });
+      const names = assertOk(await c.list([]), "list").map((e) => `${e.type}:${e.path}`).sort();
+      assert.deepEqual(names, ["directory:FromDrive", "directory:Reports"]);
+      // The provider's lock is the drive's lock record.
+      assertOk(await c.lock(["Reports", "q1.docx"], "host-session-1"), "lock");
+      const info = assertOk(await c.info(["Reports", "q1.docx"]), "info")!;
+      assert.equal(info.locked, true);
+      assert.equal(info.locker, "host-session-1");
+      const { getLock } = await import("../kv/locks.ts");
+      const lock = (await getLock(server.kv, file.rs))!;
+      assert.equal(lock.owner, "provider:same:host-session-1");
+      assert.equal(lock.source, "provider");
+    }
+  },
+);
 
 Deno.test("Lock state table: every row", async () => {
   await withServer(async (server) => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { peekNotifications } from "../kv/notifications.ts";
+import { drainNotifications, peekNotifications } from "../kv/notifications.ts";
 import { shareKey } from "../kv/shares.ts";
 import {
   createShareOver,
@@ -460,6 +460,17 @@ Deno.test("se queues a notification for the recipient in the outbox", async () =
     assert.equal(out.length, 1);
     assert.equal(out[0].to, "bob@example.com");
     assert.match(out[0].subject, /Notify/);
+    // A mailer drains the outbox: a failed send keeps the message, a sent one is gone.
+    const failing = drainNotifications(server.kv, () => Promise.reject(new Error("smtp down")));
+    await assert.rejects(failing, /smtp down/);
+    assert.equal((await peekNotifications(server.kv)).length, 1);
+    const sent: string[] = [];
+    assert.equal(
+      await drainNotifications(server.kv, (n) => Promise.resolve(void sent.push(n.to))),
+      1,
+    );
+    assert.deepEqual(sent, ["bob@example.com"]);
+    assert.deepEqual(await peekNotifications(server.kv), []);
   });
 });
 
@@ -618,7 +629,7 @@ Deno.test("concurrent creates on one resource: exactly one share", async () => {
   });
 });
 
-Deno.test("trash hides a shared resource, restore brings the share back, purge leaves a removable share", async () => {
+Deno.test("trash hides a shared resource, restore brings the share back, purge removes the share", async () => {
   await withServer(async (server) => {
     const { alice, bob } = await setup(server);
     const f = await folderOver(alice, "Cycle");
@@ -634,7 +645,8 @@ Deno.test("trash hides a shared resource, restore brings the share back, purge l
     assert.equal((await bob.call("GET", "/shared?ps=5")).body.data.items.length, 1);
     await alice.call("PATCH", `/folders/${f}/delete`);
     assert.equal((await alice.call("DELETE", `/trash/${f}`)).status, 200);
-    assert.equal((await bob.call("DELETE", `/shares/${s.shareSeq}`)).body.errorCode, "SHARE_006");
-    assert.equal((await alice.call("DELETE", `/shares/${s.shareSeq}`)).status, 200);
+    const gone = await alice.call("DELETE", `/shares/${s.shareSeq}`);
+    assert.equal(gone.status, 404);
+    assert.equal(gone.body.errorCode, "SHARE_006");
   });
 });

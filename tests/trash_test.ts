@@ -5,11 +5,13 @@ import { getResource, listVersions } from "../kv/resources.ts";
 import { getUsage } from "../kv/usage.ts";
 import {
   ApiUser,
+  createShareOver,
   fileOver,
   folderOver,
   forEachBlobStore,
   newApiUser,
   readOnlyKeyOf,
+  shareFlags,
   testBytes,
   type TestServer,
   withServer,
@@ -272,5 +274,40 @@ Deno.test("restore and purge racing: exactly one wins and usage matches what is 
         assert.equal(await getUsage(server.kv, alice.userSeq), usageBefore - 15);
       }
     }
+  });
+});
+
+Deno.test("purging a shared folder removes its share: recipients lose it and the link stops resolving", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
+    const folder = await folderOver(alice, "Shared");
+    const specific = await createShareOver(alice, {
+      rs: folder,
+      st: "SPECIFIC_USERS",
+      ...shareFlags("cd"),
+      ts: [{ us: bob.userSeq, ...shareFlags("cd") }],
+    });
+    const linked = await folderOver(alice, "Linked");
+    const link = await createShareOver(alice, {
+      rs: linked,
+      st: "PUBLIC_LINK",
+      ...shareFlags("cd"),
+    });
+    const token = new URL(link.linkUrl).pathname.split("/").pop();
+    assert.equal((await bob.call("GET", "/shared?ps=10")).body.data.items.length, 1);
+
+    for (const rs of [folder, linked]) {
+      assert.equal((await alice.call("PATCH", `/folders/${rs}/delete`)).status, 200);
+      assert.equal((await alice.call("DELETE", `/trash/${rs}`)).status, 200);
+    }
+    assert.equal((await bob.call("GET", "/shared?ps=10")).body.data.items.length, 0);
+    const share = await alice.call("GET", `/shares/${specific.shareSeq}`);
+    assert.equal(share.status, 404);
+    const lookup = await bob.call("GET", `/shares/link/${token}`);
+    assert.equal(lookup.body.errorCode, "SHARE_007");
+    // The administrator's list of active links no longer shows the purged folder's link.
+    const links = await server.admin.call("GET", "/share-links");
+    assert.deepEqual(links.body.items, []);
   });
 });

@@ -4,7 +4,8 @@ import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import { getResource, toIso } from "../../kv/resources.ts";
 import { listLinkShares } from "../../kv/share_links.ts";
-import { getShare, LINK_TYPES, linkUrlOf, removeShare } from "../../kv/shares.ts";
+import { removeShare } from "../../kv/share_writes.ts";
+import { getShare, LINK_TYPES, linkUrlOf } from "../../kv/shares.ts";
 import { seqFromPath } from "../validate.ts";
 
 export function shareLinksAdminApi(d: Deps) {
