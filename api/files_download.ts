@@ -12,15 +12,9 @@ import type { Resource } from "../kv/resources.ts";
 import type { ApiEnv } from "./auth.ts";
 import { ok } from "./envelope.ts";
 import { type FileResponseOptions, sendFile } from "./file_response.ts";
-import { errorResponses, jsonOk, newOpenApiApp, optionalSeq, seqParam } from "./openapi.ts";
+import { errorResponses, jsonOk, newOpenApiApp } from "./openapi.ts";
 import { seqFromPath, validQuery } from "./validate.ts";
-
-const SsQuery = z.object({
-  ss: optionalSeq("Owner's user seq when the file is shared with the caller").openapi({
-    param: { name: "ss", in: "query" },
-  }),
-});
-const RsParams = z.object({ resourceSeq: seqParam("resourceSeq") });
+import { RsParams, SsQuery } from "./schemas.ts";
 
 function requireFile(r: Resource): Resource {
   if (r.type !== "FILE") fail("RESOURCE_006", `Resource ${r.rs} is a folder`, "resourceSeq");

@@ -12,22 +12,8 @@ import { fail } from "../kv/errors.ts";
 import { listVersions, type Resource, toIso } from "../kv/resources.ts";
 import { type ApiEnv, requireWrite } from "./auth.ts";
 import { ok } from "./envelope.ts";
-import {
-  bodySeq,
-  errorResponses,
-  jsonOk,
-  newOpenApiApp,
-  optionalSeq,
-  seqParam,
-} from "./openapi.ts";
-import { NameField, ResourceItemSchema, toResourceItem } from "./schemas.ts";
-
-const RsParams = z.object({ resourceSeq: seqParam("resourceSeq") });
-const SsQuery = z.object({
-  ss: optionalSeq("Owner's user seq when the file is shared with the caller").openapi({
-    param: { name: "ss", in: "query" },
-  }),
-});
+import { bodySeq, errorResponses, jsonOk, newOpenApiApp } from "./openapi.ts";
+import { NameField, ResourceItemSchema, RsParams, SsQuery, toResourceItem } from "./schemas.ts";
 
 const RenameBody = z.object({
   rn: NameField("rn"),

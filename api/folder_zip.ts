@@ -15,7 +15,8 @@ import { iterateSubtree, type Resource } from "../kv/resources.ts";
 import type { ApiEnv } from "./auth.ts";
 import { contentDisposition } from "./content_disposition.ts";
 import { ok } from "./envelope.ts";
-import { authorizedFolder, RsParams, SsQuery } from "./folders.ts";
+import { authorizedFolder } from "./folders.ts";
+import { RsParams, SsQuery } from "./schemas.ts";
 import { errorResponses, jsonOk, newOpenApiApp } from "./openapi.ts";
 
 /** Enough for any folder a person downloads at once; the walk holds ~100 bytes per entry. */

@@ -18,23 +18,14 @@ import { fail } from "../kv/errors.ts";
 import { type Resource, toIso } from "../kv/resources.ts";
 import { type ApiEnv, requireWrite } from "./auth.ts";
 import { ok } from "./envelope.ts";
-import {
-  bodySeq,
-  errorResponses,
-  jsonOk,
-  newOpenApiApp,
-  optionalSeq,
-  seqParam,
-} from "./openapi.ts";
-import { NameField, ResourceItemSchema, toResourceItem } from "./schemas.ts";
+import { bodySeq, errorResponses, jsonOk, newOpenApiApp } from "./openapi.ts";
+import { NameField, ResourceItemSchema, RsParams, SsQuery, toResourceItem } from "./schemas.ts";
 
 const CreateFolderBody = z.object({
   fn: NameField("fn"),
   pfs: bodySeq("Parent folder seq; omitted = drive root. Required when ss is sent."),
   ss: bodySeq("Sharing user's seq when creating inside a folder shared with the caller"),
 }).openapi("CreateFolderRequest");
-
-export const RsParams = z.object({ resourceSeq: seqParam("resourceSeq") });
 
 const RenameFolderBody = z.object({
   rn: NameField("rn"),
@@ -49,12 +40,6 @@ const MoveFolderBody = z.object({
   pfs: bodySeq("Destination folder; omitted = the caller's drive root"),
   ss: bodySeq("Owner's user seq when the folder is shared with the caller"),
 }).openapi("MoveFolderRequest");
-
-export const SsQuery = z.object({
-  ss: optionalSeq("Owner's user seq when the folder is shared with the caller").openapi({
-    param: { name: "ss", in: "query" },
-  }),
-});
 
 const COMMON = ["RESOURCE_002", "RESOURCE_005", "PERMISSION_002", "PERMISSION_004"] as const;
 

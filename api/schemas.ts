@@ -1,5 +1,6 @@
 /** zod schemas shared by several areas of the external API, and the views that fill them. */
 import { z } from "@hono/zod-openapi";
+import { optionalSeq, seqParam } from "./openapi.ts";
 import type { Permissions } from "../kv/authorize.ts";
 import { type Resource, toIso } from "../kv/resources.ts";
 
@@ -55,3 +56,13 @@ export const NameField = (name: string) =>
     description: "1 to 255 characters; no '/', '\\' or control characters; not '.' or '..'",
     example: "Reports",
   });
+
+/** The `{resourceSeq}` path parameter of resource endpoints. */
+export const RsParams = z.object({ resourceSeq: seqParam("resourceSeq") });
+
+/** `?ss=`: the owner's user seq when the resource is shared with the caller. */
+export const SsQuery = z.object({
+  ss: optionalSeq("Owner's user seq when the resource is shared with the caller").openapi({
+    param: { name: "ss", in: "query" },
+  }),
+});

@@ -5,11 +5,9 @@ import { toIso } from "../kv/resources.ts";
 import { listTrash, purgeTrashed, restoreTrashed } from "../kv/trash.ts";
 import { type ApiEnv, requireWrite } from "./auth.ts";
 import { ok } from "./envelope.ts";
-import { errorResponses, jsonOk, newOpenApiApp, seqParam } from "./openapi.ts";
+import { errorResponses, jsonOk, newOpenApiApp } from "./openapi.ts";
 import { decodeCursor, encodeCursor, PageQuery } from "./resources.ts";
-import { ResourceItemSchema, toResourceItem } from "./schemas.ts";
-
-const RsParams = z.object({ resourceSeq: seqParam("resourceSeq") });
+import { ResourceItemSchema, RsParams, toResourceItem } from "./schemas.ts";
 
 const TrashItemSchema = ResourceItemSchema.extend({
   trashedAt: z.string().openapi({ format: "date-time" }),

@@ -175,34 +175,45 @@ async function withBlob<T>(
   }
 }
 
-/** Bytes the caller already wrote to the blob store (the provider buffers and verifies first). */
-function preWrittenBlob(
-  blob: BlobInfo,
-  room: number,
-  maxBytes: number | undefined,
-  quota: ErrorCode,
-) {
-  if (maxBytes !== undefined && blob.size > maxBytes) {
-    fail("REQUEST_002", `The content is larger than ${maxBytes} bytes`);
-  }
-  if (blob.size > room) fail(quota, `The content is larger than the ${room} bytes of quota left`);
-  return blob;
+/** What a new content needs to say about its bytes; shared by new files and new versions. */
+export interface ContentSource {
+  body: Body;
+  /** Bytes already written by the caller (who then also deletes them on failure). */
+  blob?: BlobInfo;
+  expectedSize?: number;
+  /** Upper bound on the body besides quota (e.g. the provider's document limit). */
+  maxBytes?: number;
+  quotaCode: ErrorCode;
 }
 
-export interface StoreFileInput {
+/**
+ * The content's blob: the caller's pre-written one, checked against the limits, or the body
+ * streamed into a new blob that stops as soon as it passes `room` bytes of quota or `maxBytes`.
+ */
+async function acceptContent(d: Deps, src: ContentSource, room: number): Promise<BlobInfo> {
+  const tooBig = `The content is larger than ${src.maxBytes} bytes`;
+  const overQuota = `The content is larger than the ${room} bytes of quota left`;
+  if (src.blob) {
+    if (src.maxBytes !== undefined && src.blob.size > src.maxBytes) fail("REQUEST_002", tooBig);
+    if (src.blob.size > room) fail(src.quotaCode, overQuota);
+    return src.blob;
+  }
+  const quotaBinds = room <= (src.maxBytes ?? Infinity);
+  return await writeBlob(d, src.body, {
+    maxBytes: Math.min(room, src.maxBytes ?? Number.MAX_SAFE_INTEGER),
+    expectedSize: src.expectedSize,
+    overLimit: quotaBinds ? src.quotaCode : "REQUEST_002",
+    overLimitMessage: quotaBinds ? overQuota : tooBig,
+  });
+}
+
+export interface StoreFileInput extends ContentSource {
   ownerSeq: number;
   parentRs: number | null;
   name: string;
-  body: Body;
-  expectedSize?: number;
   actorSeq: number;
   onConflict: OnNameConflict;
-  quotaCode: ErrorCode;
   reason: string;
-  /** Upper bound on the body besides quota (e.g. the provider's document limit). */
-  maxBytes?: number;
-  /** Bytes already in the blob store instead of `body`; the caller deletes them on failure. */
-  blob?: BlobInfo;
 }
 
 /** Stores a new file: bytes first, then resource + name index + version + usage in one commit. */
@@ -217,16 +228,7 @@ export async function storeNewFile(d: Deps, input: StoreFileInput): Promise<Reso
       `The file needs ${input.expectedSize} bytes but only ${free} of the quota are free`,
     );
   }
-  const blob = input.blob
-    ? preWrittenBlob(input.blob, free, input.maxBytes, input.quotaCode)
-    : await writeBlob(d, input.body, {
-      maxBytes: Math.min(free, input.maxBytes ?? Number.MAX_SAFE_INTEGER),
-      expectedSize: input.expectedSize,
-      overLimit: free <= (input.maxBytes ?? Infinity) ? input.quotaCode : "REQUEST_002",
-      overLimitMessage: free <= (input.maxBytes ?? Infinity)
-        ? `The file is larger than the ${free} bytes of quota left`
-        : `The file is larger than ${input.maxBytes} bytes`,
-    });
+  const blob = await acceptContent(d, input, free);
   const rs = await nextSeq(d.kv, "resource");
   return withBlob(
     d,
@@ -300,20 +302,14 @@ function versionRecord(file: Resource, blob: BlobInfo, reason: string): ContentV
   };
 }
 
-export interface PutContentInput {
+export interface PutContentInput extends ContentSource {
   rs: number;
-  body: Body;
-  expectedSize?: number;
   /** version: keep the previous content as an older version; overwrite: replace it. */
   mode: "version" | "overwrite";
   reason: string;
   actorSeq: number;
   /** Who is writing, for the lock check; null = nobody holding a lock. */
   lockOwner: LockOwner;
-  quotaCode: ErrorCode;
-  maxBytes?: number;
-  /** Bytes already in the blob store instead of `body`; the caller deletes them on failure. */
-  blob?: BlobInfo;
 }
 
 /**
@@ -331,16 +327,7 @@ export async function putContent(d: Deps, input: PutContentInput): Promise<Resou
   const free = await freeQuota(d, owner.userSeq);
   const credit = input.mode === "overwrite" ? before.value.size : 0;
   const room = free + credit;
-  const blob = input.blob
-    ? preWrittenBlob(input.blob, room, input.maxBytes, input.quotaCode)
-    : await writeBlob(d, input.body, {
-      maxBytes: Math.min(room, input.maxBytes ?? Number.MAX_SAFE_INTEGER),
-      expectedSize: input.expectedSize,
-      overLimit: room <= (input.maxBytes ?? Infinity) ? input.quotaCode : "REQUEST_002",
-      overLimitMessage: room <= (input.maxBytes ?? Infinity)
-        ? `The content is larger than the ${room} bytes of quota left`
-        : `The content is larger than ${input.maxBytes} bytes`,
-    });
+  const blob = await acceptContent(d, input, room);
   let replaced: string | null = null;
   const file = await withBlob(d, blob, () =>
     commitWithRetry(async () => {

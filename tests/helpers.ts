@@ -297,10 +297,11 @@ export async function uploadAs(
   content: BlobPart,
 ): Promise<number> {
   const key = await server.admin.createKey(owner.userSeq);
-  const writer = new ApiUser(server.url, owner.userSeq, owner.tenantId, key, owner.accountId);
-  const res = await writer.upload(name, content);
-  if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data.resourceSeq;
+  return fileOver(
+    new ApiUser(server.url, owner.userSeq, owner.tenantId, key, owner.accountId),
+    name,
+    content,
+  );
 }
 
 /** A raw HTTP/1.1 exchange over TCP: the request target and headers go out byte for byte. */
