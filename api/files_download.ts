@@ -2,6 +2,7 @@
  * Reading files: download (attachment), the two-request download-token flow, and view (a safe
  * inline rendition). All stream from the blob store through sendFile.
  */
+import { recordSharedOpen } from "../kv/shared_list.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { authorizeResourceAccess, type Caller } from "../kv/authorize.ts";
@@ -21,7 +22,10 @@ function requireFile(r: Resource): Resource {
   return r;
 }
 
-/** The file `caller` may `action`, or the catalog error saying why not. */
+/**
+ * The file `caller` may `action`, or the catalog error saying why not. A recipient's download or
+ * view counts as opening the share (the shared-with-me list's "open" sort).
+ */
 async function authorizedFile(
   d: Deps,
   caller: Caller,
@@ -30,7 +34,9 @@ async function authorizedFile(
   action: "download" | "view",
 ): Promise<Resource> {
   const access = await authorizeResourceAccess(d.kv, caller, { rs, ss }, action);
-  return requireFile(access.resource);
+  const file = requireFile(access.resource);
+  if (!access.isOwner) await recordSharedOpen(d.kv, caller.userSeq, access.path);
+  return file;
 }
 
 const TEXT = "text/plain; charset=utf-8";

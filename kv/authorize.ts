@@ -8,7 +8,6 @@
 import { fail } from "./errors.ts";
 import { loadPath, type Resource } from "./resources.ts";
 import { permissionsFromShares } from "./shares.ts";
-import { recordSharedOpen } from "./shared_list.ts";
 
 export interface Caller {
   userSeq: number;
@@ -97,8 +96,6 @@ export async function authorizeResourceAccess(
   if (!permissions[ACTION_FLAG[action]]) {
     fail("PERMISSION_004", `The share of resource ${target.rs} does not grant ${action}`, field);
   }
-  // Feeds the shared-with-me list's "open" sort (at most one write a minute per entry).
-  if (!isOwner && action === "download") await recordSharedOpen(kv, caller.userSeq, loaded.path);
   return { resource, path: loaded.path, permissions, isOwner };
 }
 
