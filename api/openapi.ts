@@ -86,14 +86,25 @@ export function errorResponses(...codes: ErrorCode[]) {
 }
 
 /** Path/query integer coercion with a clear message. */
+/**
+ * A seq in a path or query string: plain decimal digits only (z.coerce.number would also take
+ * "1e3", "0x10" or " 7 "), at most 16 of them.
+ */
+const seqString = (message: string) =>
+  z.string({ error: message }).regex(/^[1-9]\d{0,15}$/, message).transform(Number);
+
 export const seqParam = (name: string) =>
-  z.coerce.number({ error: `${name} must be a positive integer` }).int().positive().openapi({
+  seqString(`${name} must be a positive integer`).openapi({
     param: { name, in: "path" },
+    type: "integer",
     example: 1,
   });
 
-export const optionalSeq = (description: string) =>
-  z.coerce.number().int().positive().optional().openapi({ description });
+export const optionalSeq = (description: string, name = "ss") =>
+  seqString(`${name} must be a positive integer`).optional().openapi({
+    type: "integer",
+    description,
+  });
 
 /** Request-body seq fields are JSON numbers; null means "not given". */
 export const bodySeq = (description: string) =>

@@ -35,7 +35,9 @@ export const PageQuery = z.object({
 });
 
 const ListQuery = PageQuery.extend({
-  pfs: optionalSeq("Folder to list; omitted = the caller's drive root").openapi(query("pfs")),
+  pfs: optionalSeq("Folder to list; omitted = the caller's drive root", "pfs").openapi(
+    query("pfs"),
+  ),
   ss: optionalSeq("Owner's user seq when the folder is shared with the caller").openapi(
     query("ss"),
   ),

@@ -43,7 +43,7 @@ const SharedQuery = z.object({
   ed: DateParam("End of the modified-date range (inclusive); needs sd"),
   sb: z.preprocess(lower, z.enum(SHARED_SORTS)).optional(),
   so: z.preprocess(lower, z.enum(["asc", "desc"])).optional(),
-  ci: optionalSeq("Cursor id from the previous page (cursor.ci)"),
+  ci: optionalSeq("Cursor id from the previous page (cursor.ci)", "ci"),
   cv: z.string().max(1100).optional().openapi({
     description: "Cursor value from the previous page (cursor.cv)",
   }),
