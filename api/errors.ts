@@ -4,6 +4,7 @@
  */
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { BlobNotFoundError } from "../blobs/store.ts";
 import { DriveError, ERROR_CATALOG, type ErrorCode } from "../kv/errors.ts";
 import { errorEnvelope } from "./envelope.ts";
 
@@ -18,6 +19,10 @@ export function toDriveError(err: unknown): DriveError {
   }
   if (err instanceof Error && /database is locked/i.test(err.message)) {
     return new DriveError("SERVICE_002", "Storage is busy; retry the request");
+  }
+  // The content was replaced (and its old bytes deleted) between lookup and read.
+  if (err instanceof BlobNotFoundError) {
+    return new DriveError("SERVICE_002", "The content changed while it was read; retry");
   }
   console.error("unexpected error:", err);
   return new DriveError("SERVICE_001", "Internal error");

@@ -4,9 +4,10 @@
  * download, token download and view.
  */
 import type { Context } from "hono";
-import type { ByteRange } from "../blobs/store.ts";
+import { BlobNotFoundError, type ByteRange } from "../blobs/store.ts";
 import type { Deps } from "../kv/deps.ts";
-import type { Resource } from "../kv/resources.ts";
+import { fail } from "../kv/errors.ts";
+import { getResource, type Resource } from "../kv/resources.ts";
 import { contentDisposition } from "./content_disposition.ts";
 import { errorEnvelope } from "./envelope.ts";
 
@@ -59,6 +60,7 @@ export async function sendFile(
   d: Deps,
   file: Resource,
   opts: FileResponseOptions,
+  attempt = 0,
 ): Promise<Response> {
   const etag = etagOf(file);
   const headers = new Headers({
@@ -96,6 +98,17 @@ export async function sendFile(
   if (range) headers.set("content-range", `bytes ${range.start}-${range.end}/${file.size}`);
   const status = range ? 206 : 200;
   if (c.req.method === "HEAD" || length === 0) return new Response(null, { status, headers });
-  const body = await d.blobs.read(file.blobId!, range);
+  let body: ReadableStream<Uint8Array>;
+  try {
+    body = await d.blobs.read(file.blobId!, range);
+  } catch (err) {
+    // The content was replaced (its old blob deleted) since the file was looked up: send the
+    // new content. A blob missing from an unchanged file is a real fault and is thrown.
+    if (!(err instanceof BlobNotFoundError) || attempt >= 3) throw err;
+    const now = await getResource(d.kv, file.rs);
+    if (!now || now.trashedAt !== null) fail("RESOURCE_002", `No file with seq ${file.rs}`);
+    if (now.blobId === file.blobId) throw err;
+    return sendFile(c, d, now, opts, attempt + 1);
+  }
   return new Response(body, { status, headers });
 }

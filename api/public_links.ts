@@ -74,13 +74,15 @@ export function publicLinksApi(d: Deps) {
 
   app.post("/links/:token/access", async (c) => {
     const share = await resolveLinkToken(d.kv, c.req.param("token"));
+    const tooMany = (wait: number) =>
+      c.json(errorEnvelope("LINK_002", `Too many wrong passwords; retry in ${wait} s`), 429, {
+        "Retry-After": String(wait),
+      });
     const wait = await passwordRetryAfter(d.kv, share.shareSeq);
-    if (wait > 0) {
-      const body = errorEnvelope("LINK_002", `Too many wrong passwords; retry in ${wait} s`);
-      return c.json(body, 429, { "Retry-After": String(wait) });
-    }
+    if (wait > 0) return tooMany(wait);
     const body = await validJson(c, z.object({ password: z.string().max(128) }).strict());
     const granted = await grantLinkAccess(d.kv, share, body.password);
+    if ("retryAfter" in granted) return tooMany(granted.retryAfter);
     return ok(c, { accessToken: granted.accessToken, expiresAt: toIso(granted.expiresAt) });
   });
 

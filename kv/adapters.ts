@@ -6,6 +6,7 @@
  * with AES-256-GCM under the secrets key (DRIVE_SECRETS_KEY, else DATA_DIR/secrets.key, else a
  * key kept in KV; see docs/provider.md). It is returned only when created or rotated.
  */
+import { releaseAdapterLocks } from "./locks.ts";
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
@@ -293,6 +294,7 @@ export async function deleteAdapter(kv: Deno.Kv, name: string): Promise<void> {
   const cur = await kv.get<StoredAdapter>(adapterKey(name));
   if (!cur.value) fail("ADAPTER_001", `No adapter named "${name}"`, "name");
   await kv.atomic().check(cur).delete(adapterKey(name)).commit();
+  await releaseAdapterLocks(kv, name);
 }
 
 /** Replaces the secret (generated when not given); the old one stops verifying at once. */

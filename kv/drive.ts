@@ -4,7 +4,12 @@
  * write; byte streams go to the blob store first and are deleted again when the commit fails,
  * so a failed request never leaves a half-written tree or changes stored content.
  */
-import { type BlobInfo, BlobSizeMismatchError, BlobTooLargeError } from "../blobs/store.ts";
+import {
+  type BlobInfo,
+  BlobNotFoundError,
+  BlobSizeMismatchError,
+  BlobTooLargeError,
+} from "../blobs/store.ts";
 import { commit, commitWithRetry, CONFLICT, nextSeq } from "./db.ts";
 import type { Deps } from "./deps.ts";
 import { DriveError, type ErrorCode, fail } from "./errors.ts";
@@ -26,7 +31,7 @@ import {
 } from "./resources.ts";
 import { shareByResKey } from "./shares.ts";
 import { chargeUsage, readUsageEntry } from "./usage.ts";
-import { requireUser } from "./users.ts";
+import { requireUser, type User } from "./users.ts";
 
 type Body = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
 
@@ -411,6 +416,7 @@ export function renameResource(
 /**
  * Moves a file or folder to another folder of the same drive. The destination's ancestor chain
  * is checked (versionstamps) in the same commit, so two concurrent moves can never form a cycle.
+ * A locked document is refused like a rename: a provider host addresses it by path.
  */
 export function moveResource(
   d: Deps,
@@ -418,11 +424,15 @@ export function moveResource(
 ): Promise<Resource> {
   const onConflict = input.onConflict ?? "fail";
   return commitWithRetry(async () => {
-    const cur = await getResourceEntry(d.kv, input.rs);
+    const [cur, lock] = await Promise.all([
+      getResourceEntry(d.kv, input.rs),
+      lockEntryFor(d.kv, input.rs),
+    ]);
     if (!cur.value || cur.value.trashedAt !== null) {
       fail("RESOURCE_002", `No file or folder with seq ${input.rs}`);
     }
-    const op = d.kv.atomic().check(cur);
+    assertNotLockedByOther(lock.value, null);
+    const op = d.kv.atomic().check(cur, lock);
     let depth = 0;
     if (input.destParentRs !== null) {
       const dest = await requireFolderEntry(d.kv, cur.value.ownerSeq, input.destParentRs);
@@ -541,26 +551,43 @@ export async function copyFile(
   d: Deps,
   input: { rs: number; destOwnerSeq: number; destParentRs: number | null; actorSeq: number },
 ): Promise<Resource> {
-  const src = await getResourceEntry(d.kv, input.rs);
-  if (!src.value || src.value.trashedAt !== null) {
-    fail("RESOURCE_002", `No file with seq ${input.rs}`);
+  let owner: User | null = null;
+  let copied: { src: Resource; blobId: string } | null = null;
+  // The source's content may be replaced (its old blob deleted) while it is copied: copy the
+  // new content then. A blob missing from an unchanged file is a real fault and is thrown.
+  for (let attempt = 0; copied === null; attempt++) {
+    const src = (await getResourceEntry(d.kv, input.rs)).value;
+    if (!src || src.trashedAt !== null) fail("RESOURCE_002", `No file with seq ${input.rs}`);
+    if (src.type !== "FILE") {
+      fail("RESOURCE_006", `Resource ${input.rs} is a folder; only files can be copied`);
+    }
+    if (!owner) {
+      owner = await requireUser(d.kv, input.destOwnerSeq);
+      await requireFolderEntry(d.kv, owner.userSeq, input.destParentRs);
+    }
+    if (src.size > (await freeQuota(d, owner.userSeq))) {
+      fail("RESOURCE_015", `The copy needs ${src.size} bytes, more than the quota left`);
+    }
+    try {
+      copied = { src, blobId: await d.blobs.copy(src.blobId!) };
+    } catch (err) {
+      const now = (await getResourceEntry(d.kv, input.rs)).value;
+      if (!(err instanceof BlobNotFoundError) || now?.blobId === src.blobId) throw err;
+      if (attempt >= 3) fail("RESOURCE_012", `File ${input.rs} keeps changing; retry the copy`);
+    }
   }
-  if (src.value.type !== "FILE") {
-    fail("RESOURCE_006", `Resource ${input.rs} is a folder; only files can be copied`);
-  }
-  const owner = await requireUser(d.kv, input.destOwnerSeq);
-  await requireFolderEntry(d.kv, owner.userSeq, input.destParentRs);
-  if (src.value.size > (await freeQuota(d, owner.userSeq))) {
-    fail("RESOURCE_015", `The copy needs ${src.value.size} bytes, more than the quota left`);
-  }
-  const blobId = await d.blobs.copy(src.value.blobId!);
-  const blob: BlobInfo = { blobId, size: src.value.size, sha256: src.value.sha256! };
+  const blob: BlobInfo = {
+    blobId: copied.blobId,
+    size: copied.src.size,
+    sha256: copied.src.sha256!,
+  };
   const rs = await nextSeq(d.kv, "resource");
+  const dest = owner!;
   return withBlob(d, blob, () =>
     commitFile(d, {
-      ownerSeq: owner.userSeq,
+      ownerSeq: dest.userSeq,
       parentRs: input.destParentRs,
-      name: src.value!.name,
+      name: copied.src.name,
       body: new ReadableStream(),
       actorSeq: input.actorSeq,
       onConflict: "rename",
@@ -568,8 +595,8 @@ export async function copyFile(
       reason: "copy",
       rs,
       blob,
-      tenantId: owner.tenantId,
-      quotaBytes: owner.quotaBytes,
+      tenantId: dest.tenantId,
+      quotaBytes: dest.quotaBytes,
     }));
 }
 

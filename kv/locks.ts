@@ -175,3 +175,21 @@ export async function listLockReleases(kv: Deno.Kv, limit = 100): Promise<LockRe
   ) out.push(e.value);
   return out;
 }
+
+/** The owner string of a lock taken through the storage provider protocol by `adapter`. */
+export const providerLockOwner = (adapter: string, owner: string) => `provider:${adapter}:${owner}`;
+
+/**
+ * Releases every lock an adapter holds. Provider locks have no lease, so without this a deleted
+ * adapter's locks would stay until an administrator force-released each one.
+ */
+export async function releaseAdapterLocks(kv: Deno.Kv, adapter: string): Promise<number> {
+  const prefix = providerLockOwner(adapter, "");
+  let released = 0;
+  for await (const e of kv.list<Lock>({ prefix: ["lock"] })) {
+    if (e.value.source !== "provider" || !e.value.owner.startsWith(prefix)) continue;
+    // A lock changed meanwhile is no longer this one; leave it.
+    if ((await kv.atomic().check(e).delete(e.key).commit()).ok) released++;
+  }
+  return released;
+}

@@ -122,8 +122,9 @@ export function validateName(name: string, field: string): string {
   }
   if (n === "." || n === "..") fail("RESOURCE_004", `${field} must not be "." or ".."`, field);
   if (/[/\\]/.test(n)) fail("RESOURCE_004", `${field} must not contain "/" or "\\"`, field);
+  // C0, DEL and C1: the storage provider protocol refuses all of them in a path segment.
   // deno-lint-ignore no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(n)) {
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(n)) {
     fail("RESOURCE_004", `${field} must not contain control characters`, field);
   }
   return n;
@@ -142,6 +143,19 @@ export async function listVersions(kv: Deno.Kv, rs: number): Promise<ContentVers
   const out: ContentVersion[] = [];
   for await (const e of kv.list<ContentVersion>({ prefix: ["res_version", rs] })) {
     out.push(e.value);
+  }
+  return out;
+}
+
+/**
+ * Every resource record `ownerSeq` owns, trash and orphans included. A full scan of the
+ * resource records (for audits and invariant tests, never a request path): it reads the
+ * records themselves, so it also finds what an index lost.
+ */
+export async function listResourcesOwnedBy(kv: Deno.Kv, ownerSeq: number): Promise<Resource[]> {
+  const out: Resource[] = [];
+  for await (const e of kv.list<Resource>({ prefix: ["res"] })) {
+    if (e.value.ownerSeq === ownerSeq) out.push(e.value);
   }
   return out;
 }

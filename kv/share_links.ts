@@ -2,7 +2,8 @@
  * Share links (ORG_LINK, PUBLIC_LINK): resolving a token, the API-key lookup, and anonymous
  * access through the public link page.
  *   ["link_access", sha256(accessToken)] -> LinkAccess   (after a correct password, ~1 h)
- *   ["link_fail", shareSeq]              -> FailWindow   (wrong passwords, shared by processes)
+ *   ["link_fail", shareSeq]              -> FailWindow   (wrong passwords; a try is counted
+ *                                                        before the check, shared by processes)
  * A token resolves only while its share exists, is still a link type and has not expired.
  * Anonymous visitors get PUBLIC_LINK shares only (an ORG_LINK needs a signed-in member of the
  * owner's tenant: LINK_003); with a password they first trade it for an access token.
@@ -144,33 +145,58 @@ export async function passwordRetryAfter(kv: Deno.Kv, shareSeq: number): Promise
   return Math.max(1, Math.ceil((w.windowStart + FAIL_WINDOW_MS - now) / 1000));
 }
 
-function countFailure(kv: Deno.Kv, shareSeq: number): Promise<void> {
+/**
+ * Takes one password try from the link's window before the password is checked, so requests
+ * arriving together cannot all pass a check made before any of them was counted. Returns the
+ * seconds to wait when the window is used up (nothing taken), or 0.
+ */
+function takeAttempt(kv: Deno.Kv, shareSeq: number): Promise<number> {
   return commitWithRetry(async () => {
     const cur = await kv.get<FailWindow>(failKey(shareSeq));
     const now = Date.now();
-    const w = cur.value && now < cur.value.windowStart + FAIL_WINDOW_MS
-      ? { count: cur.value.count + 1, windowStart: cur.value.windowStart }
+    const open = cur.value !== null && now < cur.value.windowStart + FAIL_WINDOW_MS;
+    if (open && cur.value!.count >= MAX_FAILED_PASSWORDS) {
+      return Math.max(1, Math.ceil((cur.value!.windowStart + FAIL_WINDOW_MS - now) / 1000));
+    }
+    const w = open
+      ? { count: cur.value!.count + 1, windowStart: cur.value!.windowStart }
       : { count: 1, windowStart: now };
+    const op = kv.atomic().check(cur).set(failKey(shareSeq), w, { expireIn: FAIL_WINDOW_MS });
+    return (await commit(op)) === true ? 0 : CONFLICT;
+  });
+}
+
+/** Gives back a try taken by takeAttempt: only wrong passwords count. */
+function returnAttempt(kv: Deno.Kv, shareSeq: number): Promise<void> {
+  return commitWithRetry(async () => {
+    const cur = await kv.get<FailWindow>(failKey(shareSeq));
+    if (!cur.value || cur.value.count <= 0) return;
+    const w = { count: cur.value.count - 1, windowStart: cur.value.windowStart };
     const op = kv.atomic().check(cur).set(failKey(shareSeq), w, { expireIn: FAIL_WINDOW_MS });
     return (await commit(op)) === true ? undefined : CONFLICT;
   });
 }
 
 /**
- * Trades the link password for an access token. The caller checks passwordRetryAfter first
- * (answering LINK_002 with Retry-After); a wrong password counts and fails with LINK_001.
+ * Trades the link password for an access token. The caller checks passwordRetryAfter first;
+ * the try itself is counted atomically before the password is checked ({retryAfter} when none
+ * is left, answered LINK_002 with Retry-After); a wrong password fails with LINK_001.
  */
 export async function grantLinkAccess(
   kv: Deno.Kv,
   share: Share,
   password: string,
-): Promise<{ accessToken: string; expiresAt: number }> {
+): Promise<{ accessToken: string; expiresAt: number } | { retryAfter: number }> {
   if (share.type !== "PUBLIC_LINK") {
     fail("LINK_003", "Open this link signed in as a member of the owner's organization");
   }
-  if (share.passwordHash !== null && !(await verifyPassword(password, share.passwordHash))) {
-    await countFailure(kv, share.shareSeq);
-    fail("LINK_001", "Wrong password for this link", "password");
+  if (share.passwordHash !== null) {
+    const retryAfter = await takeAttempt(kv, share.shareSeq);
+    if (retryAfter > 0) return { retryAfter };
+    if (!(await verifyPassword(password, share.passwordHash))) {
+      fail("LINK_001", "Wrong password for this link", "password");
+    }
+    await returnAttempt(kv, share.shareSeq);
   }
   const accessToken = randomToken(32);
   const expiresAt = Date.now() + LINK_ACCESS_TTL_MS;

@@ -40,6 +40,7 @@ import {
   shareKey,
   type ShareTarget,
   type ShareType,
+  shareTypeGenKey,
 } from "./shares.ts";
 import type { SharePolicy } from "./tenants.ts";
 import { getUser, type User } from "./users.ts";
@@ -264,6 +265,14 @@ function setLinkKeys(op: Deno.AtomicOperation, share: Share, present: boolean) {
   }
 }
 
+/**
+ * Makes concurrent shares in one owner's tree re-check the one-type rule: every commit that
+ * adds a type checks and bumps the owner's generation, so of two racing commits the later fails.
+ */
+function bumpTypeGen(op: Deno.AtomicOperation, ownerSeq: number, gen: Deno.KvEntryMaybe<number>) {
+  op.check(gen).set(shareTypeGenKey(ownerSeq), (gen.value ?? 0) + 1);
+}
+
 /** The share_by_res entries of a resource's ancestors, for versionstamp checks. */
 async function ancestorShareEntries(kv: Deno.Kv, path: Resource[]) {
   const out: Deno.KvEntryMaybe<number>[] = [];
@@ -307,15 +316,17 @@ export async function createShare(
   }
   const expiresAt = parseExpiry(input.expireDate) ?? null;
   const passwordHash = input.password ? await hashPassword(input.password) : null;
-  await assertHierarchyAllows(d.kv, loaded.path, input.st, null);
   const shareSeq = await nextSeq(d.kv, "share");
   const actor = await getUser(d.kv, caller.userSeq);
   return commitWithRetry(async () => {
-    const [own, res, ancestors] = await Promise.all([
+    const [gen, own, res, ancestors] = await Promise.all([
+      d.kv.get<number>(shareTypeGenKey(resource.ownerSeq)),
       d.kv.get<number>(shareByResKey(rs)),
       getResourceEntry(d.kv, rs),
       ancestorShareEntries(d.kv, loaded.path),
     ]);
+    // Checked after reading `gen`: a share committed since then makes this commit re-check.
+    await assertHierarchyAllows(d.kv, loaded.path, input.st, null);
     if (own.value !== null) {
       fail("SHARE_005", `Resource ${rs} is already shared (share ${own.value})`, "rs");
     }
@@ -339,6 +350,7 @@ export async function createShare(
       updatedBy: caller.userSeq,
     };
     const op = d.kv.atomic().check(own, res);
+    bumpTypeGen(op, resource.ownerSeq, gen);
     // An ancestor shared concurrently must make this commit fail.
     op.check(...ancestors);
     op.set(shareKey(shareSeq), share).set(shareByResKey(rs), shareSeq)
@@ -380,14 +392,16 @@ export async function changeShare(
   }
   const expiry = parseExpiry(input.expireDate);
   const newHash = input.password ? await hashPassword(input.password) : input.password;
-  if (input.st !== view.share.type) {
-    await assertHierarchyAllows(d.kv, view.path, input.st, shareSeq);
-  }
   const actor = await getUser(d.kv, caller.userSeq);
   const result = await commitWithRetry(async () => {
-    const cur = await d.kv.get<Share>(shareKey(shareSeq));
+    const [cur, gen] = await Promise.all([
+      d.kv.get<Share>(shareKey(shareSeq)),
+      d.kv.get<number>(shareTypeGenKey(view.share.ownerSeq)),
+    ]);
     if (!cur.value) fail("SHARE_006", `No share with seq ${shareSeq}`, "shareSeq");
     const prev = cur.value;
+    const typeChanges = input.st !== prev.type;
+    if (typeChanges) await assertHierarchyAllows(d.kv, view.path, input.st, shareSeq);
     const now = Date.now();
     let targets: ShareTarget[];
     if (isLink) targets = [];
@@ -412,6 +426,7 @@ export async function changeShare(
     };
     const resource = await getResource(d.kv, prev.rs) ?? view.resource;
     const op = d.kv.atomic().check(cur);
+    if (typeChanges) bumpTypeGen(op, resource.ownerSeq, gen);
     op.set(shareKey(shareSeq), next)
       .set(shareByOwnerKey(next.ownerSeq, shareSeq), { rs: next.rs, type: next.type });
     if (prev.linkToken !== next.linkToken) {

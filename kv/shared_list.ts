@@ -292,7 +292,11 @@ export async function listSharedWithMe(
     ? { prefix, end: at }
     : { prefix, start: at };
   const scanLimit = q.ps + MAX_SCAN;
-  const iter = kv.list<number>(selector, { reverse, limit: scanLimit + 1, batchSize: 100 });
+  // One more than the budget (to know whether more follow), plus the cursor's own key, which
+  // an inclusive `start` yields and the loop skips: running out of `limit` must never look
+  // like the end of the list.
+  const limit = scanLimit + 1 + (at && !reverse ? 1 : 0);
+  const iter = kv.list<number>(selector, { reverse, limit, batchSize: 100 });
   const shares = new Map<number, Promise<Share | null>>();
   const shareOf = (seq: number) => {
     if (!shares.has(seq)) shares.set(seq, getShare(kv, seq));
@@ -329,7 +333,8 @@ export async function listSharedWithMe(
       lastKey = batch[i].key;
       if (item) items.push(item);
       if (items.length === q.ps) {
-        exhausted = i === batch.length - 1 && !(await hasMore());
+        // Still false when the budget ran out: the iterator's limit is not the list's end.
+        exhausted = exhausted && i === batch.length - 1 && !(await hasMore());
         return true;
       }
     }

@@ -7,6 +7,7 @@
  *   ["share_by_owner", ownerSeq, seq]   -> {rs, type}   (hierarchy rule, descendant side)
  *   ["share_link", sha256(token)]       -> shareSeq      (ORG_LINK / PUBLIC_LINK only)
  *   ["share_link_list", shareSeq]       -> rs            (admin listing of links)
+ *   ["share_type_gen", ownerSeq]        -> number        (bumped by each create / type change)
  * Who a share reaches: SPECIFIC_USERS its recipients (any tenant); ORG_LINK every user of the
  * owner's tenant; PUBLIC_LINK every authenticated user when it has no password (a password-
  * protected public link opens only through the public link page). Expired shares and types
@@ -90,6 +91,12 @@ export const shareByOwnerKey = (owner: number, seq: number): Deno.KvKey => [
 ];
 export const linkKey = (token: string): Deno.KvKey => ["share_link", sha256Hex(token)];
 export const linkListKey = (seq: number): Deno.KvKey => ["share_link_list", seq];
+/**
+ * Checked and bumped by every commit that adds a share type to an owner's tree, so two
+ * concurrent ones (a folder and its subfolder, say) cannot both pass the one-type-per-hierarchy
+ * rule: the later commit fails its check and re-validates.
+ */
+export const shareTypeGenKey = (owner: number): Deno.KvKey => ["share_type_gen", owner];
 
 // ---------------------------------------------------------------- flags and policy
 

@@ -16,6 +16,7 @@ import { lockKey } from "./locks.ts";
 import {
   freeName,
   getResourceEntry,
+  iterateChildren,
   iterateSubtree,
   listIndexPage,
   listVersions,
@@ -33,6 +34,8 @@ const purgeMarkerKey = (rs: number): Deno.KvKey => ["trash_purge", rs];
 /** Per purge commit: under KV's 1000 mutations and 100 checks (usage takes one of each). */
 const PURGE_MAX_MUTATIONS = 900;
 const PURGE_MAX_CHECKS = 90;
+/** Listings of a purged tree; another one is needed only when something raced into it. */
+const PURGE_MAX_PASSES = 5;
 /** Resource record, up to three index keys, lock, purge marker. */
 const PER_RESOURCE_MUTATIONS = 6;
 
@@ -120,21 +123,31 @@ export async function purgeTrashed(
     const op = d.kv.atomic().check(cur, marker).set(purgeMarkerKey(input.rs), true);
     return (await commit(op)) === true ? item : CONFLICT;
   });
-  // Parents are listed before their contents; deleting in reverse removes children first.
-  const order: number[] = [top.rs];
-  if (top.type === "FOLDER") {
-    for await (const { resource } of iterateSubtree(d.kv, top)) order.push(resource.rs);
-  }
-  order.reverse();
   const result: PurgeResult = { resources: 0, freedBytes: 0 };
-  for (let i = 0; i < order.length;) {
-    const done = await purgeBatch(d, input.ownerSeq, order.slice(i, i + PURGE_MAX_CHECKS), top.rs);
-    i += done.count;
-    result.resources += done.deleted;
-    result.freedBytes += done.freedBytes;
+  const purged: number[] = [];
+  // A folder that gained a child after the listing (an upload authorized before the trash) is
+  // kept by its batch, and so are its ancestors; the next pass lists the tree again.
+  for (let pass = 0; pass < PURGE_MAX_PASSES; pass++) {
+    const cur = (await getResourceEntry(d.kv, top.rs)).value;
+    if (!cur || cur.trashedAt === null || cur.ownerSeq !== input.ownerSeq) break;
+    // Parents are listed before their contents; deleting in reverse removes children first.
+    const order: number[] = [cur.rs];
+    if (cur.type === "FOLDER") {
+      for await (const { resource } of iterateSubtree(d.kv, cur)) order.push(resource.rs);
+    }
+    order.reverse();
+    purged.push(...order);
+    const listed = new Set(order);
+    for (let i = 0; i < order.length;) {
+      const batch = order.slice(i, i + PURGE_MAX_CHECKS);
+      const done = await purgeBatch(d, input.ownerSeq, batch, top.rs, listed);
+      i += done.count;
+      result.resources += done.deleted;
+      result.freedBytes += done.freedBytes;
+    }
   }
   // Shares of purged resources go too, so no recipient list or link points at nothing.
-  for (const rs of order) {
+  for (const rs of purged) {
     const share = await shareOfResource(d.kv, rs);
     if (share) await removeShare(d, share.shareSeq);
   }
@@ -149,6 +162,34 @@ async function getEntries(kv: Deno.Kv, seqs: number[]) {
   return out;
 }
 
+/** Whether the folder has a child in its listing that `deleting` does not hold. */
+async function hasChildOutside(kv: Deno.Kv, folder: Resource, deleting: Set<number>) {
+  for await (const child of iterateChildren(kv, folder.ownerSeq, folder.rs)) {
+    if (!deleting.has(child.rs)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a listed resource is still in the purged tree. One that has left it since the listing
+ * (a move authorized before the trash and committed after the listing) is no longer the
+ * purge's: every folder from it up to the trashed top must still be a listed one.
+ */
+function purgedTreeTest(kv: Deno.Kv, ownerSeq: number, topRs: number, listed: Set<number>) {
+  const parents = new Map<number, Promise<boolean>>();
+  const inTree = (r: Resource | null): Promise<boolean> => {
+    if (!r || r.ownerSeq !== ownerSeq || !listed.has(r.rs)) return Promise.resolve(false);
+    if (r.rs === topRs) return Promise.resolve(r.trashedAt !== null);
+    if (r.parentRs === null) return Promise.resolve(false);
+    const parentRs = r.parentRs;
+    if (!parents.has(parentRs)) {
+      parents.set(parentRs, kv.get<Resource>(resourceKey(parentRs)).then((p) => inTree(p.value)));
+    }
+    return parents.get(parentRs)!;
+  };
+  return inTree;
+}
+
 /**
  * Deletes a prefix of `seqs` that fits one commit and returns how many seqs it consumed. Each
  * deleted resource's versionstamp is checked, so two purges racing never free bytes twice. A
@@ -160,6 +201,7 @@ async function purgeBatch(
   ownerSeq: number,
   seqs: number[],
   topRs: number,
+  listed: Set<number>,
 ): Promise<{ count: number; deleted: number; freedBytes: number }> {
   let blobIds: string[] = [];
   const outcome = await commitWithRetry(async () => {
@@ -167,14 +209,17 @@ async function purgeBatch(
       getEntries(d.kv, seqs),
       readUsageEntry(d.kv, ownerSeq),
     ]);
+    const inTree = purgedTreeTest(d.kv, ownerSeq, topRs, listed);
     const op = d.kv.atomic();
     let mutations = 1;
     let count = 0;
     let deleted = 0;
     let freed = 0;
     blobIds = [];
+    const deleting = new Set<number>();
     for (const entry of entries) {
-      const r = entry.value;
+      let r = await inTree(entry.value) ? entry.value : null;
+      if (r?.type === "FOLDER" && await hasChildOutside(d.kv, r, deleting)) r = null;
       const versions = r ? await listVersions(d.kv, r.rs) : [];
       const cost = versions.length + PER_RESOURCE_MUTATIONS;
       if (count > 0 && mutations + cost > PURGE_MAX_MUTATIONS) break;
@@ -197,6 +242,7 @@ async function purgeBatch(
         blobIds.push(v.blobId);
       }
       writeResource(op, r, null);
+      deleting.add(r.rs);
       op.delete(lockKey(r.rs));
       if (r.rs === topRs) op.delete(purgeMarkerKey(r.rs));
       deleted++;

@@ -15,7 +15,13 @@ import {
   MAX_LIST_ENTRIES,
   MAX_RESULT_TEXT_BYTES,
 } from "./limits.ts";
-import { encodeProviderPath, type Operation, OPERATION_METHOD, PROVIDER_BASE } from "./paths.ts";
+import {
+  encodeProviderPath,
+  type Operation,
+  OPERATION_METHOD,
+  PROVIDER_BASE,
+  segmentProblem,
+} from "./paths.ts";
 import { UNSUPPORTED_CODE } from "./responses.ts";
 import { parseStrictJson } from "./strict_json.ts";
 
@@ -68,7 +74,20 @@ const ENTRY_FIELDS = new Set([
   "revision",
 ]);
 const REQUIRED_ENTRY_FIELDS = ["path", "name", "type", "size", "readable", "writable", "locked"];
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/** RFC 3339 date-time with a zone, checked field by field (Date.parse accepts Feb 30, 24:00). */
+export function isRfc3339(s: string): boolean {
+  const m = RFC3339.exec(s);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second, offH, offM] = m.slice(1).map((x) =>
+    Number(x ?? 0)
+  );
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 &&
+    minute <= 59 && second <= 60 && offH <= 23 && offM <= 59;
+}
 export const DOC_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,1023}$/;
 
 /**
@@ -89,8 +108,13 @@ export function normalizeBaseUrl(baseUrl: string): { url: string } | { problem: 
   if (baseUrl.includes("?") || baseUrl.includes("#")) {
     return { problem: "the base URL must not have a query or fragment" };
   }
+  // The URL parser drops tabs and newlines and reads "\\" as "/", which could hide a dot segment.
+  // deno-lint-ignore no-control-regex
+  if (/[\u0000-\u001f\u007f\\]/.test(baseUrl)) {
+    return { problem: "the base URL must not contain control characters or backslashes" };
+  }
   const rawPath = baseUrl.replace(/^[a-z]+:\/\/[^/]*/i, "");
-  if (rawPath.split("/").some((s) => s === "." || s === ".." || /^%2e(%2e)?$/i.test(s))) {
+  if (rawPath.split("/").some((s) => /^(?:\.|%2e){1,2}$/i.test(s))) {
     return { problem: "the base URL must not contain '.' or '..' segments" };
   }
   return { url: `${u.origin}${u.pathname.replace(/\/+$/, "")}` };
@@ -121,8 +145,13 @@ export function entryProblems(v: unknown, where: string): string[] {
   }
   if (typeof name !== "string" || chars(name) < 1 || chars(name) > 255) {
     out.push(`${where}.name: not a string of 1 to 255 characters`);
-  } else if (typeof path === "string" && path !== "" && path.split("/").pop() !== name) {
-    out.push(`${where}.name: "${name}" is not the last segment of path "${path}"`);
+  } else if (typeof path === "string" && path !== "") {
+    // The root (path "") carries a free display name; every other name is a path segment.
+    const problem = segmentProblem(name);
+    if (problem) out.push(`${where}.name: not a usable path segment (${problem})`);
+    else if (path.split("/").pop() !== name) {
+      out.push(`${where}.name: "${name}" is not the last segment of path "${path}"`);
+    }
   }
   if (type !== "file" && type !== "directory") {
     out.push(`${where}.type: must be "file" or "directory"`);
@@ -135,18 +164,18 @@ export function entryProblems(v: unknown, where: string): string[] {
   for (const k of ["readable", "writable", "locked"]) {
     if (typeof v[k] !== "boolean") out.push(`${where}.${k}: not a boolean`);
   }
-  const optionalString = (k: string, max: number, pattern?: RegExp) => {
+  const optionalString = (k: string, max: number, time = false) => {
     const x = v[k];
     if (x === undefined || x === null) return;
     if (typeof x !== "string" || chars(x) > max) {
       out.push(`${where}.${k}: not a string of at most ${max} characters`);
-    } else if (pattern && (!pattern.test(x) || Number.isNaN(Date.parse(x)))) {
+    } else if (time && !isRfc3339(x)) {
       out.push(`${where}.${k}: not an RFC 3339 time with a zone`);
     }
   };
   optionalString("locker", 255);
-  optionalString("createdAt", 64, RFC3339);
-  optionalString("modifiedAt", 64, RFC3339);
+  optionalString("createdAt", 64, true);
+  optionalString("modifiedAt", 64, true);
   optionalString("revision", 1024);
   return out;
 }

@@ -14,7 +14,7 @@ import {
   storeNewFile,
   trashResource,
 } from "../kv/drive.ts";
-import { acquireLock, type Lock, releaseLock } from "../kv/locks.ts";
+import { acquireLock, type Lock, providerLockOwner, releaseLock } from "../kv/locks.ts";
 import { findChildByName, hasChildren, iterateChildren, type Resource } from "../kv/resources.ts";
 import { requireUser } from "../kv/users.ts";
 import { childEntries, docIdOf, type Entry, nodeEntry } from "./entries.ts";
@@ -142,7 +142,6 @@ function requireFile(node: ProviderNode): Resource {
 }
 
 /** The lock owner string on the shared lock record; office sessions use `office:<userSeq>`. */
-const providerLockOwner = (adapter: Adapter, owner: string) => `provider:${adapter.name}:${owner}`;
 
 async function info(ctx: Ctx): Promise<Response> {
   const { url } = ctx.v;
@@ -219,7 +218,7 @@ async function put(ctx: Ctx): Promise<Response> {
   const parentRs = nodeRs(ctx.root, parent);
   // A put carries no lock owner: it may write through any lock of this adapter, not others'.
   const ownLock = (lock: Lock) =>
-    lock.source === "provider" && lock.owner.startsWith(providerLockOwner(adapter, ""));
+    lock.source === "provider" && lock.owner.startsWith(providerLockOwner(adapter.name, ""));
   // Retried a few times: a concurrent put may create (or a delete trash) the file between our
   // look-up and our write; the buffered blob is reused.
   for (let attempt = 0;; attempt++) {
@@ -273,7 +272,7 @@ async function lock(ctx: Ctx): Promise<Response> {
   await authorize(ctx, { kind: "resource", resource: file }, "edit");
   await acquireLock(ctx.d.kv, {
     rs: file.rs,
-    owner: providerLockOwner(ctx.adapter, owner),
+    owner: providerLockOwner(ctx.adapter.name, owner),
     source: "provider",
     holder: owner,
     ttlMs: null,
@@ -285,7 +284,7 @@ async function unlock(ctx: Ctx): Promise<Response> {
   const owner = oneStringField(ctx, "owner");
   const file = requireFile(await resolve(ctx, ctx.v.url.segments));
   await authorize(ctx, { kind: "resource", resource: file }, "edit");
-  await releaseLock(ctx.d.kv, file.rs, providerLockOwner(ctx.adapter, owner));
+  await releaseLock(ctx.d.kv, file.rs, providerLockOwner(ctx.adapter.name, owner));
   return noContent();
 }
 

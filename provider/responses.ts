@@ -3,6 +3,7 @@
  * envelope, no codes, no internal details); JSON is serialized once and sent with its exact
  * Content-Length; nothing is ever compressed or chunked.
  */
+import { BlobNotFoundError } from "../blobs/store.ts";
 import type { OptionalOperation } from "../kv/adapters.ts";
 import { DriveError, type ErrorCode } from "../kv/errors.ts";
 
@@ -115,7 +116,11 @@ export function providerErrorResponse(err: unknown): Response {
     if (status >= 500 && status !== 503) console.error("provider error:", err.code, err.message);
     return textResponse(status, text);
   }
-  if (err instanceof Error && /database is locked/i.test(err.message)) {
+  // Busy KV, or content replaced (old bytes deleted) between lookup and read: both pass.
+  if (
+    err instanceof BlobNotFoundError ||
+    (err instanceof Error && /database is locked/i.test(err.message))
+  ) {
     return textResponse(503, "Storage is temporarily unavailable; retry");
   }
   console.error("provider: unexpected error:", err);

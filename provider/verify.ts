@@ -180,7 +180,7 @@ export function claimsOk(
   if (p.iat > nowS || p.exp <= nowS) return false;
   const lifetime = p.exp - p.iat;
   if (lifetime <= 0 || lifetime > MAX_JWT_LIFETIME_S) return false;
-  if (typeof p.jti !== "string" || p.jti.length < 1 || p.jti.length > 64) return false;
+  if (typeof p.jti !== "string" || p.jti === "" || [...p.jti].length > 64) return false;
   const r = p.request;
   if (!isObject(r)) return false;
   if (typeof r.adapter !== "string" || typeof r.method !== "string" || typeof r.path !== "string") {

@@ -248,3 +248,20 @@ Deno.test("DRIVE_SECRETS_KEY: must be 32 bytes of base64; when set, no key file 
     await assert.rejects(Deno.stat(`${server.config.dataDir}/secrets.key`), Deno.errors.NotFound);
   }, { env: { DRIVE_SECRETS_KEY: key } });
 });
+
+Deno.test("Deleting an adapter releases the locks it held (provider locks have no lease)", async () => {
+  await withServer(async (server) => {
+    const keep = await newProviderAdapter(server, "keep");
+    const gone = await newProviderAdapter(server, "gone", { userSeq: keep.userSeq });
+    for (const [c, name] of [[keep.client, "a.txt"], [gone.client, "b.txt"]] as const) {
+      assert.equal((await c.put([name], new TextEncoder().encode(name))).ok, true);
+    }
+    assert.equal((await keep.client.lock(["a.txt"], "s1")).ok, true);
+    assert.equal((await gone.client.lock(["b.txt"], "s2")).ok, true);
+    assert.equal((await server.admin.call("GET", "/locks")).body.items.length, 2);
+
+    assert.equal((await server.admin.call("DELETE", "/adapters/gone")).status, 204);
+    const left = (await server.admin.call("GET", "/locks")).body.items;
+    assert.deepEqual(left.map((l: { holder: string }) => l.holder), ["s1"]);
+  });
+});

@@ -579,3 +579,25 @@ Deno.test("Limits: a list response of exactly 5,242,880 bytes is 200; one byte m
     assert.equal((await ad.client.list(["w"])).status, 413);
   });
 });
+
+Deno.test("Every drive name is addressable by the provider: the drive refuses C1 control characters too, and the connection test stays clean", async () => {
+  await withServer(async (server) => {
+    const ad = await newProviderAdapter(server, "c1names");
+    for (const name of ["a\u0085b", "x\u009f", "\u0080"]) {
+      await assert.rejects(
+        createFolder(server.deps, { ownerSeq: ad.userSeq, parentRs: null, name, actorSeq: 1 }),
+        (err: { code?: string }) => err.code === "RESOURCE_004",
+        JSON.stringify(name),
+      );
+    }
+    await createFolder(server.deps, {
+      ownerSeq: ad.userSeq,
+      parentRs: null,
+      name: "caf\u00e9 \u2028ok",
+      actorSeq: ad.userSeq,
+    });
+    const test = await server.admin.call("POST", `/adapters/${ad.name}/test`, {});
+    assert.equal(test.body.ok, true, JSON.stringify(test.body));
+    assert.deepEqual(test.body.entries.map((e: Entry) => e.name), ["caf\u00e9 \u2028ok"]);
+  });
+});

@@ -369,3 +369,61 @@ Deno.test("Host client: base URL rule 1 (http/https, prefix kept, no user info, 
     "/storage/doc-storage/v1/dir%20one/%C3%A4%2Fb.txt/get",
   );
 });
+
+Deno.test("Host client: entry names must be usable path segments (no '.', '..', backslash or control characters)", async () => {
+  await withFake(async (client, set) => {
+    const child = (name: string) => ({ ...ENTRY, path: `d/${name}`, name });
+    for (const name of ["..", ".", "a\\b", "a\u0001b", "a\u0085b"]) {
+      set(() => json({ entries: [child(name)] }));
+      assertProblem(await client.list(["d"]), /name/, `list entry ${JSON.stringify(name)}`);
+    }
+    set(() => json({ ...ENTRY, path: "a\\b", name: "a\\b" }));
+    assertProblem(await client.info(["a\\b"]), /name/, "info named a\\b");
+    set(() => json({ entries: [child("ok name.txt")] }));
+    assert.equal((await client.list(["d"])).ok, true);
+    // The root's display name is free text, not a segment.
+    set(() => json({ ...ENTRY, path: "", name: "/", type: "directory", size: 0 }));
+    assert.equal((await client.info([])).ok, true);
+  });
+});
+
+Deno.test("Host client: RFC 3339 times are real calendar times (no Feb 30 or hour 24; a leap second is valid)", async () => {
+  await withFake(async (client, set) => {
+    for (
+      const bad of [
+        "2026-02-30T00:00:00Z",
+        "2025-02-29T00:00:00Z",
+        "2026-01-01T24:00:00Z",
+        "2026-01-01T00:60:00Z",
+        "2026-01-01T00:00:00+24:00",
+        "2026-00-10T00:00:00Z",
+      ]
+    ) {
+      set(() => json({ ...ENTRY, modifiedAt: bad }));
+      assertProblem(await client.info(["a.txt"]), /RFC 3339/, bad);
+    }
+    for (const good of ["2024-02-29T10:00:00Z", "2016-12-31T23:59:60Z", "2026-01-01t00:00:00.1z"]) {
+      set(() => json({ ...ENTRY, createdAt: good }));
+      const r = await client.info(["a.txt"]);
+      assert.equal(r.ok, true, `${good}: ${JSON.stringify(r)}`);
+    }
+  });
+});
+
+Deno.test("Host client: base URL dot segments in any spelling (.%2e, %2e., backslash, tab) are refused", () => {
+  for (
+    const bad of [
+      "https://p.example/a/.%2e/b",
+      "https://p.example/a/%2e./b",
+      "https://p.example/a/%2E/b",
+      "https://p.example/a\\..\\b",
+      "https://p.example/a/.\t./b",
+      "https://p.example/a/\n../b",
+    ]
+  ) {
+    assert.ok("problem" in normalizeBaseUrl(bad), JSON.stringify(bad));
+  }
+  assert.deepEqual(normalizeBaseUrl("https://p.example/a.b/..c/"), {
+    url: "https://p.example/a.b/..c",
+  });
+});

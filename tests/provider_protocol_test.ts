@@ -558,3 +558,18 @@ Deno.test("Limits: DRIVE_PROVIDER_MAX_DOC_BYTES lowers the document limit for pu
     }
   }, { env: { DRIVE_PROVIDER_MAX_DOC_BYTES: String(limit) } });
 });
+
+Deno.test("JWT jti: 1 to 64 characters counted as characters (64 non-BMP characters are accepted, 65 are 401)", async () => {
+  await withServer(async (server) => {
+    const ad = await newProviderAdapter(server, "jtichars");
+    const info = (jti: string) =>
+      providerRawRequest(server.url, ad, {
+        method: "GET",
+        target: "/doc-storage/v1/info",
+        edit: (c) => (c.jti = jti),
+      });
+    assert.equal((await info("\u{1F600}".repeat(64)))!.status, 200);
+    assert.equal((await info("\u{1F601}".repeat(65)))!.status, 401);
+    assert.equal((await info("j".repeat(64)))!.status, 200);
+  });
+});

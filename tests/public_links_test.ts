@@ -224,3 +224,27 @@ Deno.test("password-protected link: access tokens, wrong passwords, lockout with
     assert.equal((await pub(server, `/links/${token}/items`)).status, 200);
   });
 });
+
+Deno.test("password-protected link: concurrent wrong passwords never get more than 5 tries", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    const share = await createShareOver(alice, {
+      rs: await folderOver(alice, "Burst"),
+      st: "PUBLIC_LINK",
+      ...shareFlags(),
+      password: "correct horse",
+    });
+    const post = (password: string) =>
+      pub(server, `/links/${tokenOf(share)}/access`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ password }),
+      });
+    // A burst sent at once must not be checked before the earlier tries were counted.
+    const burst = await Promise.all(Array.from({ length: 12 }, () => post("wrong")));
+    const codes = burst.map((r) => r.body.errorCode);
+    assert.equal(codes.filter((c) => c === "LINK_001").length, 5, codes.join(","));
+    assert.equal(codes.filter((c) => c === "LINK_002").length, 7, codes.join(","));
+    assert.equal((await post("correct horse")).status, 429);
+  });
+});

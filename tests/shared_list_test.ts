@@ -278,3 +278,22 @@ Deno.test("a link visitor who becomes a named recipient is listed once, with the
     }
   });
 });
+
+Deno.test("filtered pages that use up their scan budget after a cursor skip no entry", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    const bob = await newApiUser(server, "bob");
+    const first = await sharedFile(alice, bob, "a.pdf", "a");
+    // After the first page's cursor: 1000 entries the filter rejects, then two it keeps, so the
+    // second page fills on the last key of its budget (ps + 1000) while more keys follow.
+    for (let i = 0; i < 1000; i += 20) {
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) => sharedFile(alice, bob, `b-${i + j}.txt`, "b")),
+      );
+    }
+    const second = await sharedFile(alice, bob, "y.pdf", "y");
+    const last = await sharedFile(alice, bob, "z.pdf", "z");
+    const seen = await allPages(bob, "ps=1&ft=pdf&sb=name&so=asc");
+    assert.deepEqual(seen.map((e) => e.resourceSeq), [first, second, last]);
+  });
+});

@@ -629,6 +629,24 @@ Deno.test("concurrent creates on one resource: exactly one share", async () => {
   });
 });
 
+Deno.test("concurrent shares of a folder and its subfolder with different types: one wins", async () => {
+  await withServer(async (server) => {
+    const { alice } = await setup(server);
+    for (let i = 0; i < 4; i++) {
+      const parent = await folderOver(alice, `Up${i}`);
+      const child = await folderOver(alice, "Down", parent);
+      const [up, down] = await Promise.all([
+        alice.call("POST", "/shares", { rs: parent, st: "ORG_LINK", ...shareFlags() }),
+        alice.call("POST", "/shares", { rs: child, st: "PUBLIC_LINK", ...shareFlags() }),
+      ]);
+      const statuses = [up.status, down.status].sort();
+      assert.deepEqual(statuses, [201, 409], JSON.stringify([up.body, down.body]));
+      const lost = up.status === 201 ? down : up;
+      assert.equal(lost.body.errorCode, "SHARE_004");
+    }
+  });
+});
+
 Deno.test("trash hides a shared resource, restore brings the share back, purge removes the share", async () => {
   await withServer(async (server) => {
     const { alice, bob } = await setup(server);

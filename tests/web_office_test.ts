@@ -5,6 +5,7 @@ import { acquireLock, getLock } from "../kv/locks.ts";
 import { getResource } from "../kv/resources.ts";
 import {
   ApiUser,
+  folderOver,
   forEachBlobStore,
   newApiUser,
   type TestServer,
@@ -705,4 +706,40 @@ Deno.test("another editor takes over a crashed editor's expired lease", async ()
     await put.body?.cancel();
     assert.equal(await bobEd.get(), "alice's");
   }, { env: { DRIVE_OFFICE_LOCK_TTL_S: "1" } });
+});
+
+Deno.test("a locked document refuses move, rename and delete through the drive API", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    const dest = await folderOver(alice, "dest");
+    const rsA = await uploadAs(server, alice, "a.docx", "a1");
+    const rsB = await uploadAs(server, alice, "b.docx", "b1");
+    const editor = new Editor(alice, `${alice.userSeq}-${rsA}`);
+    await assertEmpty200(await editor.lock());
+    // A provider host addresses its locked document by path: moving it away would strand the
+    // lock (no lease) and send the host's next save to a new file at the old path.
+    await acquireLock(server.kv, {
+      rs: rsB,
+      source: "provider",
+      owner: "provider:host1:someone",
+      holder: "host1",
+      ttlMs: null,
+    });
+    for (const rs of [rsA, rsB]) {
+      const before = (await getResource(server.kv, rs))!;
+      const move = await alice.call("POST", `/files/${rs}/move`, { pfs: dest });
+      assert.equal(move.status, 409, JSON.stringify(move.body));
+      assert.equal(move.body.errorCode, "RESOURCE_010");
+      const rename = await alice.call("PATCH", `/files/${rs}/rename`, { rn: "renamed.docx" });
+      assert.equal(rename.body.errorCode, "RESOURCE_010");
+      const del = await alice.call("PATCH", `/files/${rs}/delete`);
+      assert.equal(del.body.errorCode, "RESOURCE_010");
+      assert.deepEqual(await getResource(server.kv, rs), before, "nothing changed");
+    }
+    // Once unlocked, the move goes through.
+    await assertEmpty200(await editor.unlock());
+    const moved = await alice.call("POST", `/files/${rsA}/move`, { pfs: dest });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    assert.equal(moved.body.data.parentSeq, dest);
+  });
 });
