@@ -18,6 +18,7 @@ import { randomToken, sha256Hex } from "./secrets.ts";
 import { recordLinkVisit } from "./shared_list.ts";
 import {
   getShare,
+  grantOf,
   intersectFlags,
   isExpired,
   LINK_TYPES,
@@ -69,8 +70,9 @@ async function linkRoot(kv: Deno.Kv, share: Share): Promise<Resource[]> {
 
 /**
  * GET /shares/link/{token}: the key's account must be able to view the resource (through this
- * or any other share, or as owner), otherwise PERMISSION_002. Opening lists it in the
- * account's shared-with-me list.
+ * link, which it now presents, or any other share, or as owner), otherwise PERMISSION_002.
+ * Opening records the visit (from then on a PUBLIC_LINK reaches this account through the API)
+ * and lists the resource in the account's shared-with-me list.
  */
 export async function lookupLinkForCaller(
   kv: Deno.Kv,
@@ -79,12 +81,12 @@ export async function lookupLinkForCaller(
 ): Promise<{ share: Share; resource: Resource; permissions: Permissions }> {
   const share = await resolveLinkToken(kv, token);
   const path = await linkRoot(kv, share);
-  const permissions = await effectivePermissions(kv, caller, path);
-  if (!permissions.canView) {
+  const viaToken = grantOf(share, caller, await policyOf(kv, share.tenantId), true);
+  if (!viaToken && !(await effectivePermissions(kv, caller, path)).canView) {
     fail("PERMISSION_002", "This account cannot view the linked resource", "token");
   }
   await recordLinkVisit(kv, share, caller, path[0]);
-  return { share, resource: path[0], permissions };
+  return { share, resource: path[0], permissions: await effectivePermissions(kv, caller, path) };
 }
 
 // ---------------------------------------------------------------- anonymous access

@@ -18,7 +18,7 @@ import { type Caller, effectivePermissions, type Permissions } from "./authorize
 import { commit, commitWithRetry, CONFLICT, getManyValues, nextSeq } from "./db.ts";
 import { fail } from "./errors.ts";
 import { loadPath, nameKeyOf, type Resource, splitExtension } from "./resources.ts";
-import { getShare, type Share, shareKey } from "./shares.ts";
+import { getShare, type Share, shareKey, visitKey } from "./shares.ts";
 
 export const SHARED_SORTS = ["name", "size", "update", "open", "share"] as const;
 export type SharedSort = typeof SHARED_SORTS[number];
@@ -48,7 +48,6 @@ const idxKey = (u: number, sort: SharedSort, value: SortValue, rs: number): Deno
   value,
   rs,
 ];
-const visitKey = (shareSeq: number, u: number): Deno.KvKey => ["share_visit", shareSeq, u];
 const starKey = (u: number, rs: number): Deno.KvKey => ["star", u, rs];
 
 /** Adds an entry and its index keys to `op`. */

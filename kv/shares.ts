@@ -154,8 +154,29 @@ export function isExpired(share: Share, now = Date.now()): boolean {
   return share.expiresAt !== null && share.expiresAt <= now;
 }
 
-/** What one share grants `caller` (null: nothing), before the owner check. */
-export function grantOf(share: Share, caller: Caller, policy: SharePolicy): ShareFlags | null {
+/**
+ * ["share_visit", shareSeq, userSeq]: the user presented this link's token (GET
+ * /shares/link/{token}). A PUBLIC_LINK reaches "anyone with the link", so through the API it
+ * grants only to accounts that have shown the token, never to whoever guesses a resource seq.
+ */
+export const visitKey = (shareSeq: number, u: number): Deno.KvKey => ["share_visit", shareSeq, u];
+
+/** Whether `caller` has shown `share`'s link token (only PUBLIC_LINK grants depend on it). */
+export async function presentedToken(kv: Deno.Kv, share: Share, caller: Caller): Promise<boolean> {
+  if (share.type !== "PUBLIC_LINK") return false;
+  return (await kv.get(visitKey(share.shareSeq, caller.userSeq))).value !== null;
+}
+
+/**
+ * What one share grants `caller` (null: nothing), before the owner check. `presentedToken`:
+ * the caller has shown this share's link token (see visitKey).
+ */
+export function grantOf(
+  share: Share,
+  caller: Caller,
+  policy: SharePolicy,
+  presentedToken: boolean,
+): ShareFlags | null {
   if (isExpired(share)) return null;
   const cap = intersectFlags(policyCap(policy, share.type), share.flags);
   let flags: ShareFlags | null = null;
@@ -164,7 +185,7 @@ export function grantOf(share: Share, caller: Caller, policy: SharePolicy): Shar
     if (t) flags = intersectFlags(t.flags, cap);
   } else if (share.type === "ORG_LINK") {
     if (caller.tenantId === share.tenantId) flags = cap;
-  } else if (share.passwordHash === null) {
+  } else if (share.passwordHash === null && presentedToken) {
     flags = cap;
   }
   return flags && flags.cv ? flags : null;
@@ -192,7 +213,7 @@ export async function permissionsFromShares(
       policy = await policyOf(kv, share.tenantId);
       policies.set(share.tenantId, policy);
     }
-    const g = grantOf(share, caller, policy);
+    const g = grantOf(share, caller, policy, await presentedToken(kv, share, caller));
     if (g) total = total ? unionFlags(total, g) : g;
   }
   return total ? flagsToPermissions(total) : null;
@@ -243,7 +264,9 @@ export async function loadShareFor(
   if (!loaded || (!isOwner && loaded.trashed)) {
     fail("SHARE_006", `No share with seq ${shareSeq}`, "shareSeq");
   }
-  const grant = isOwner ? ALL_FLAGS : grantOf(share, caller, policy);
+  const grant = isOwner
+    ? ALL_FLAGS
+    : grantOf(share, caller, policy, await presentedToken(kv, share, caller));
   if (!grant) fail("SHARE_006", `No share with seq ${shareSeq}`, "shareSeq");
   if (!isOwner && requireSs && ss !== share.ownerSeq) {
     fail("PERMISSION_002", "ss must be the user seq of the share's owner", "ss");

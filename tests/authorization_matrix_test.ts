@@ -322,7 +322,7 @@ Deno.test("authorization matrix over every mounted file and folder endpoint", as
   });
 });
 
-Deno.test("link shares in the matrix: ORG_LINK reaches the tenant, PUBLIC_LINK everyone; trash hides all", async () => {
+Deno.test("link shares in the matrix: ORG_LINK reaches the tenant, PUBLIC_LINK whoever presented its token; trash hides all", async () => {
   await withServer(async (server) => {
     const owner = await newApiUser(server, "owner");
     const colleague = await newApiUser(server, "colleague", { tenantId: owner.tenantId });
@@ -330,12 +330,17 @@ Deno.test("link shares in the matrix: ORG_LINK reaches the tenant, PUBLIC_LINK e
     const org = await folderOver(owner, "Org");
     const pub = await folderOver(owner, "Pub");
     await createShareOver(owner, { rs: org, st: "ORG_LINK", ...shareFlags("cu") });
-    await createShareOver(owner, { rs: pub, st: "PUBLIC_LINK", ...shareFlags("cd") });
+    const link = await createShareOver(owner, { rs: pub, st: "PUBLIC_LINK", ...shareFlags("cd") });
     const ss = owner.userSeq;
     const mk = (u: ApiUser, pfs: number) =>
       u.call("POST", "/folders", { fn: `x${u.userSeq}`, pfs, ss });
     assert.equal((await mk(colleague, org)).status, 201);
     assert.equal((await mk(stranger, org)).body.errorCode, "PERMISSION_002");
+    // Knowing (or guessing) the resource seq is not having the link.
+    const guessed = await stranger.call("GET", `/resources?pfs=${pub}&ss=${ss}&ps=5`);
+    assert.equal(guessed.body.errorCode, "PERMISSION_002");
+    const token = new URL(link.linkUrl).pathname.split("/").pop();
+    assert.equal((await stranger.call("GET", `/shares/link/${token}`)).status, 200);
     assert.equal((await mk(stranger, pub)).body.errorCode, "PERMISSION_004");
     assert.equal((await stranger.call("GET", `/resources?pfs=${pub}&ss=${ss}&ps=5`)).status, 200);
     // Anything on the path in the trash: the subtree is gone for everyone but the trash.
