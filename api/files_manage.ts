@@ -13,7 +13,15 @@ import { listVersions, type Resource, toIso } from "../kv/resources.ts";
 import { type ApiEnv, requireWrite } from "./auth.ts";
 import { ok } from "./envelope.ts";
 import { bodySeq, errorResponses, jsonOk, newOpenApiApp } from "./openapi.ts";
-import { NameField, ResourceItemSchema, RsParams, SsQuery, toResourceItem } from "./schemas.ts";
+import {
+  CreatedResourceSchema,
+  NameField,
+  ResourceItemSchema,
+  RsParams,
+  SsQuery,
+  toResourceItem,
+  TrashedResourceSchema,
+} from "./schemas.ts";
 
 const RenameBody = z.object({
   rn: NameField("rn"),
@@ -94,7 +102,7 @@ const copyRoute = createRoute({
   },
   responses: {
     ...jsonOk(
-      z.object({ resourceSeq: z.number().int(), resourceName: z.string() }),
+      CreatedResourceSchema,
       "The new file",
       201,
     ),
@@ -111,10 +119,7 @@ const deleteRoute = createRoute({
   request: { params: RsParams, query: SsQuery },
   responses: {
     ...jsonOk(
-      z.object({
-        resourceSeq: z.number().int(),
-        trashedAt: z.string().openapi({ format: "date-time" }),
-      }),
+      TrashedResourceSchema,
       "The file is in the trash",
     ),
     ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_010"),

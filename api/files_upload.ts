@@ -15,6 +15,7 @@ import { ok } from "./envelope.ts";
 import { openMultipartUpload } from "./multipart.ts";
 import { errorResponses, jsonOk, newOpenApiApp } from "./openapi.ts";
 import { validValue } from "./validate.ts";
+import { CreatedResourceSchema } from "./schemas.ts";
 
 /** Form fields are strings; "" and "null" mean "not given" (ss is null for the own drive). */
 const formSeq = (name: string, description: string) =>
@@ -49,8 +50,6 @@ const UploadForm = z.object({
     description: "The file; must be the LAST part (fields after it are refused)",
   }),
 }).openapi("UploadForm");
-
-const UploadResult = z.object({ resourceSeq: z.number().int(), resourceName: z.string() });
 
 function refuseOverQuota(minFileSize: number | null, room: number) {
   if (minFileSize !== null && minFileSize > room) {
@@ -123,7 +122,7 @@ export function filesUploadApi(d: Deps) {
       body: { required: true, content: { "multipart/form-data": { schema: UploadForm } } },
     },
     responses: {
-      ...jsonOk(UploadResult, "Created", 201),
+      ...jsonOk(CreatedResourceSchema, "Created", 201),
       ...errorResponses(
         "AUTH_003",
         "REQUEST_003",

@@ -19,7 +19,15 @@ import { type Resource, toIso } from "../kv/resources.ts";
 import { type ApiEnv, requireWrite } from "./auth.ts";
 import { ok } from "./envelope.ts";
 import { bodySeq, errorResponses, jsonOk, newOpenApiApp } from "./openapi.ts";
-import { NameField, ResourceItemSchema, RsParams, SsQuery, toResourceItem } from "./schemas.ts";
+import {
+  CreatedResourceSchema,
+  NameField,
+  ResourceItemSchema,
+  RsParams,
+  SsQuery,
+  toResourceItem,
+  TrashedResourceSchema,
+} from "./schemas.ts";
 
 const CreateFolderBody = z.object({
   fn: NameField("fn"),
@@ -54,7 +62,7 @@ const createFolderRoute = createRoute({
   },
   responses: {
     ...jsonOk(
-      z.object({ resourceSeq: z.number().int(), resourceName: z.string() }),
+      CreatedResourceSchema,
       "Created",
       201,
     ),
@@ -121,10 +129,7 @@ const deleteFolderRoute = createRoute({
   request: { params: RsParams, query: SsQuery },
   responses: {
     ...jsonOk(
-      z.object({
-        resourceSeq: z.number().int(),
-        trashedAt: z.string().openapi({ format: "date-time" }),
-      }),
+      TrashedResourceSchema,
       "The folder is in the trash",
     ),
     ...errorResponses(

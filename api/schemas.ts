@@ -66,3 +66,15 @@ export const SsQuery = z.object({
     param: { name: "ss", in: "query" },
   }),
 });
+
+/** `data` of create folder, upload and copy: the new resource and the name it got. */
+export const CreatedResourceSchema = z.object({
+  resourceSeq: z.number().int(),
+  resourceName: z.string(),
+}).openapi("CreatedResource");
+
+/** `data` of file and folder delete: what went to the trash, and when. */
+export const TrashedResourceSchema = z.object({
+  resourceSeq: z.number().int(),
+  trashedAt: z.string().openapi({ format: "date-time" }),
+}).openapi("TrashedResource");
