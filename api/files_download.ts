@@ -2,25 +2,20 @@
  * Reading files: download (attachment), the two-request download-token flow, and view (a safe
  * inline rendition). All stream from the blob store through sendFile.
  */
-import { recordSharedOpen } from "../kv/shared_list.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { authorizeResourceAccess, type Caller } from "../kv/authorize.ts";
 import type { Deps } from "../kv/deps.ts";
 import { issueDownloadToken, redeemDownloadToken } from "../kv/download_tokens.ts";
-import { type ErrorCode, fail } from "../kv/errors.ts";
+import type { ErrorCode } from "../kv/errors.ts";
 import type { Resource } from "../kv/resources.ts";
+import { recordSharedOpen } from "../kv/shared_list.ts";
 import type { ApiEnv } from "./auth.ts";
 import { ok } from "./envelope.ts";
 import { type FileResponseOptions, sendFile } from "./file_response.ts";
 import { errorResponses, jsonOk, newOpenApiApp } from "./openapi.ts";
 import { seqFromPath, validQuery } from "./validate.ts";
 import { RsParams, SsQuery } from "./schemas.ts";
-
-function requireFile(r: Resource): Resource {
-  if (r.type !== "FILE") fail("RESOURCE_006", `Resource ${r.rs} is a folder`, "resourceSeq");
-  return r;
-}
 
 /**
  * The file `caller` may `action`, or the catalog error saying why not. A recipient's download or
@@ -33,10 +28,9 @@ async function authorizedFile(
   ss: number | undefined | null,
   action: "download" | "view",
 ): Promise<Resource> {
-  const access = await authorizeResourceAccess(d.kv, caller, { rs, ss }, action);
-  const file = requireFile(access.resource);
+  const access = await authorizeResourceAccess(d.kv, caller, { rs, ss, type: "FILE" }, action);
   if (!access.isOwner) await recordSharedOpen(d.kv, caller.userSeq, access.path);
-  return file;
+  return access.resource;
 }
 
 const TEXT = "text/plain; charset=utf-8";

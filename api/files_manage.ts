@@ -145,9 +145,7 @@ async function authorizedFile(
   ss: number | null | undefined,
   action: Action,
 ): Promise<Resource> {
-  const { resource } = await authorizeResourceAccess(d.kv, caller, { rs, ss }, action);
-  if (resource.type !== "FILE") fail("RESOURCE_006", `Resource ${rs} is a folder`, "resourceSeq");
-  return resource;
+  return (await authorizeResourceAccess(d.kv, caller, { rs, ss, type: "FILE" }, action)).resource;
 }
 
 /** Where a move or copy goes: folder `pfs` of drive `ts` (upload permission), or the caller's root. */

@@ -94,8 +94,8 @@ export function filesUploadApi(d: Deps) {
         rs: fields.rs,
         ss: fields.ss,
         field: "rs",
+        type: "FILE",
       }, "edit");
-      if (resource.type !== "FILE") fail("RESOURCE_006", `Resource ${fields.rs} is a folder`, "rs");
       const credit = fields.st === "overwrite" ? resource.size : 0;
       refuseOverQuota(upload.minFileSize, (await freeQuota(d, resource.ownerSeq)) + credit);
       const file = await putContent(d, {

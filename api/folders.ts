@@ -151,11 +151,8 @@ export async function authorizedFolder(
   ss: number | null | undefined,
   action: Action,
 ): Promise<Resource> {
-  const { resource } = await authorizeResourceAccess(d.kv, caller, { rs, ss }, action);
-  if (resource.type !== "FOLDER") {
-    fail("RESOURCE_005", `Resource ${rs} is a file, not a folder`, "resourceSeq");
-  }
-  return resource;
+  return (await authorizeResourceAccess(d.kv, caller, { rs, ss, type: "FOLDER" }, action))
+    .resource;
 }
 
 export function foldersApi(d: Deps) {

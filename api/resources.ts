@@ -165,10 +165,8 @@ export function resourcesApi(d: Deps) {
         rs: q.pfs,
         ss: q.ss,
         field: "pfs",
+        type: "FOLDER",
       }, "view");
-      if (access.resource.type !== "FOLDER") {
-        fail("RESOURCE_005", `Resource ${q.pfs} is a file, not a folder`, "pfs");
-      }
       ownerSeq = access.resource.ownerSeq;
       permissions = access.permissions;
     }

@@ -109,7 +109,7 @@ async function authorizeDocument(
     access = await authorizeResourceAccess(
       d.kv,
       { userSeq: user.userSeq, tenantId: user.tenantId },
-      { rs, ss, field: "docId" },
+      { rs, ss, field: "docId", type: "FILE" },
       action,
     );
   } catch (err) {
@@ -118,7 +118,6 @@ async function authorizeDocument(
     }
     throw err;
   }
-  if (access.resource.type !== "FILE") fail("RESOURCE_006", `docId ${docId} is a folder`, "docId");
   return access;
 }
 

@@ -6,7 +6,7 @@
  * missing.
  */
 import { fail } from "./errors.ts";
-import { loadPath, type Resource } from "./resources.ts";
+import { loadPath, type Resource, type ResourceType } from "./resources.ts";
 import { permissionsFromShares } from "./shares.ts";
 
 export interface Caller {
@@ -73,12 +73,13 @@ export async function effectivePermissions(
 /**
  * Loads a resource and checks `action`. `ss` (the sharing user's seq) must name the owner when
  * given. Fails with RESOURCE_002 when it does not exist or is in the trash, PERMISSION_002 when
- * the caller cannot reach it at all, PERMISSION_004 when the share lacks the permission.
+ * the caller cannot reach it at all, PERMISSION_004 when the share lacks the permission, and
+ * (with `target.type`) RESOURCE_006 / RESOURCE_005 when a file / folder was expected.
  */
 export async function authorizeResourceAccess(
   kv: Deno.Kv,
   caller: Caller,
-  target: { rs: number; ss?: number | null; field?: string },
+  target: { rs: number; ss?: number | null; field?: string; type?: ResourceType },
   action: Action,
 ): Promise<Access> {
   const field = target.field ?? "resourceSeq";
@@ -95,6 +96,12 @@ export async function authorizeResourceAccess(
   if (!permissions.canView) fail("PERMISSION_002", `No access to resource ${target.rs}`, field);
   if (!permissions[ACTION_FLAG[action]]) {
     fail("PERMISSION_004", `The share of resource ${target.rs} does not grant ${action}`, field);
+  }
+  if (target.type === "FILE" && resource.type !== "FILE") {
+    fail("RESOURCE_006", `Resource ${target.rs} is a folder, not a file`, field);
+  }
+  if (target.type === "FOLDER" && resource.type !== "FOLDER") {
+    fail("RESOURCE_005", `Resource ${target.rs} is a file, not a folder`, field);
   }
   return { resource, path: loaded.path, permissions, isOwner };
 }
@@ -119,10 +126,8 @@ export async function authorizeFolderTarget(
     rs: target.pfs,
     ss: target.ss,
     field: "pfs",
+    type: "FOLDER",
   }, action);
-  if (access.resource.type !== "FOLDER") {
-    fail("RESOURCE_005", `Resource ${target.pfs} is a file, not a folder`, "pfs");
-  }
   return {
     ownerSeq: access.resource.ownerSeq,
     parentRs: access.resource.rs,
