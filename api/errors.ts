@@ -5,7 +5,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { BlobNotFoundError } from "../blobs/store.ts";
-import { DriveError, ERROR_CATALOG, type ErrorCode } from "../kv/errors.ts";
+import { DriveError } from "../kv/errors.ts";
 import { errorEnvelope } from "./envelope.ts";
 
 export function toDriveError(err: unknown): DriveError {
@@ -41,8 +41,4 @@ export function adminApiError(err: unknown, c: Context) {
     { error: e.code, message: e.message, ...(e.field ? { field: e.field } : {}) },
     e.status as 400,
   );
-}
-
-export function statusOf(code: ErrorCode): number {
-  return ERROR_CATALOG[code].status;
 }

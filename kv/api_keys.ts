@@ -2,7 +2,7 @@
  * API keys. The key handed out is `drv_<keyId>_<secret>`; only SHA-256(secret) is stored, and it
  * is compared in constant time. Revoked keys stay listed (with revokedAt) but never authenticate.
  */
-import { commit, commitWithRetry, CONFLICT } from "./db.ts";
+import { commit, commitWithRetry, CONFLICT, getManyValues } from "./db.ts";
 import { fail } from "./errors.ts";
 import { digestsEqual, randomToken, sha256Hex } from "./secrets.ts";
 import { requireUser, type User } from "./users.ts";
@@ -87,8 +87,11 @@ export async function listApiKeys(kv: Deno.Kv, userSeq?: number): Promise<ApiKey
     }
     return out;
   }
+  const ids: string[] = [];
   for await (const e of kv.list({ prefix: ["api_key_by_user", userSeq] })) {
-    const stored = (await kv.get<StoredApiKey>(keyKey(e.key[2] as string))).value;
+    ids.push(e.key[2] as string);
+  }
+  for (const stored of await getManyValues<StoredApiKey>(kv, ids.map(keyKey))) {
     if (stored) out.push(publicView(stored));
   }
   return out;

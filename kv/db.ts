@@ -47,18 +47,6 @@ export async function commit(op: Deno.AtomicOperation): Promise<true | typeof CO
   return res.ok ? true : CONFLICT;
 }
 
-/** Reads with transient-error retries (used by hot read paths under multi-process load). */
-export async function getWithRetry<T>(kv: Deno.Kv, key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
-  for (let i = 0;; i++) {
-    try {
-      return await kv.get<T>(key);
-    } catch (err) {
-      if (i >= MAX_ATTEMPTS || !isTransientKvError(err)) throw err;
-      await backoff(i);
-    }
-  }
-}
-
 const seqKey = (name: string): Deno.KvKey => ["seq", name];
 
 /** Next value of a named, strictly increasing positive sequence (shared by every process on the KV). */

@@ -24,7 +24,6 @@ import {
   MAX_DEPTH,
   nameIndexKey,
   type Resource,
-  resourceKey,
   validateName,
   versionKey,
   writeResource,
@@ -251,10 +250,15 @@ export async function storeNewFile(d: Deps, input: StoreFileInput): Promise<Reso
   );
 }
 
-function commitFile(
-  d: Deps,
-  input: StoreFileInput & { rs: number; blob: BlobInfo; tenantId: number; quotaBytes: number },
-): Promise<Resource> {
+/** What committing a new file's record needs once its bytes are stored. */
+type FileCommit =
+  & Pick<
+    StoreFileInput,
+    "ownerSeq" | "parentRs" | "name" | "actorSeq" | "onConflict" | "quotaCode" | "reason"
+  >
+  & { rs: number; blob: BlobInfo; tenantId: number; quotaBytes: number };
+
+function commitFile(d: Deps, input: FileCommit): Promise<Resource> {
   return commitWithRetry(async () => {
     const [parent, usage] = await Promise.all([
       requireFolderEntry(d.kv, input.ownerSeq, input.parentRs),
@@ -588,7 +592,6 @@ export async function copyFile(
       ownerSeq: dest.userSeq,
       parentRs: input.destParentRs,
       name: copied.src.name,
-      body: new ReadableStream(),
       actorSeq: input.actorSeq,
       onConflict: "rename",
       quotaCode: "RESOURCE_015",
@@ -647,5 +650,3 @@ export function trashResource(
 export function isDriveError(err: unknown, code?: ErrorCode): err is DriveError {
   return err instanceof DriveError && (code === undefined || err.code === code);
 }
-
-export { resourceKey };

@@ -2,7 +2,7 @@
  * Users. accountId and email are unique across the service: their index keys are created in
  * the same commit as the user, guarded by `check(versionstamp: null)`.
  */
-import { commit, commitWithRetry, CONFLICT, nextSeq } from "./db.ts";
+import { commit, commitWithRetry, CONFLICT, getManyValues, nextSeq } from "./db.ts";
 import { fail } from "./errors.ts";
 import { requireTenant } from "./tenants.ts";
 
@@ -70,28 +70,26 @@ export async function findUserByEmail(kv: Deno.Kv, email: string): Promise<User 
 }
 
 export async function listUsers(kv: Deno.Kv, tenantId?: number): Promise<User[]> {
-  const out: User[] = [];
-  if (tenantId === undefined) {
-    for await (const e of kv.list<User>({ prefix: ["user"] })) out.push(e.value);
-    return out;
-  }
-  for await (const e of kv.list({ prefix: ["user_by_tenant", tenantId] })) {
-    const user = await getUser(kv, e.key[2] as number);
-    if (user) out.push(user);
-  }
-  return out;
+  return await Array.fromAsync(iterateUsers(kv, tenantId));
 }
 
-/** Every user in the service, in userSeq order, for user search (bounded by the caller). */
+/** Every user (of one tenant), in userSeq order, read in getMany batches. */
 export async function* iterateUsers(kv: Deno.Kv, tenantId?: number): AsyncGenerator<User> {
   if (tenantId === undefined) {
     for await (const e of kv.list<User>({ prefix: ["user"] })) yield e.value;
     return;
   }
+  let seqs: number[] = [];
+  const flush = async function* () {
+    const users = await getManyValues<User>(kv, seqs.map(userKey));
+    seqs = [];
+    for (const u of users) if (u) yield u;
+  };
   for await (const e of kv.list({ prefix: ["user_by_tenant", tenantId] })) {
-    const user = await getUser(kv, e.key[2] as number);
-    if (user) yield user;
+    seqs.push(e.key[2] as number);
+    if (seqs.length === 50) yield* flush();
   }
+  yield* flush();
 }
 
 export function updateUser(
