@@ -7,6 +7,7 @@
  * Ours (bench/serve_app.ts, the real app, fs blob store, KV file): multipart POST /files and
  * GET /files/{rs}/download. Each server is a child process; its peak RSS growth during a transfer
  * is VmHWM after minus VmRSS before (the peak is reset through /proc/<pid>/clear_refs first).
+ * Each round ends by deleting both uploads and syncing the disk, so every transfer starts alike.
  * Targets: download >= 1.8x baseline, upload >= 1.2x baseline, peak RSS growth < 64 MiB.
  */
 const MiB = 1024 * 1024;
@@ -108,6 +109,11 @@ async function apiKey(url: string): Promise<string> {
     .apiKey;
 }
 
+/** Flushes dirty pages so no write-back from earlier steps runs during a measured transfer. */
+async function settleDisk() {
+  await new Deno.Command("sync").output();
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
@@ -136,6 +142,7 @@ try {
     results[name].growthMiB.push(r.growthMiB);
   };
 
+  await settleDisk();
   await Deno.mkdir(`${dir}/baseline`);
   await Deno.mkdir(`${dir}/app`);
   const baseline = await startServer("./serve_baseline.ts", [`${dir}/baseline`]);
@@ -180,6 +187,12 @@ try {
           async () => bytesOf(await curl([...auth, "-o", "/dev/null", `${files}/${rs}/download`])),
         ),
       );
+      // Both sides drop this round's upload before the next one (the API through trash and
+      // purge), so neither pays for the other's earlier bytes being written back to disk.
+      await Deno.remove(`${dir}/baseline/baseline.bin`);
+      await curl([...auth, "-X", "PATCH", `${files}/${rs}/delete`]);
+      await curl([...auth, "-X", "DELETE", `${app.url}/api/external/v1/trash/${rs}`]);
+      await settleDisk();
     }
   } finally {
     await baseline.stop();

@@ -171,6 +171,76 @@ Deno.test("upload input errors name the problem", async () => {
   });
 });
 
+Deno.test("multipart framing: trickled bodies, near-boundaries in the data, filename*, bad parts", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    const boundary = "----drive-test-boundary-7d1f";
+    // File data salted with prefixes of the delimiter, sent a few bytes per network write.
+    const enc = new TextEncoder();
+    const salt = enc.encode(`\r\n--${boundary.slice(0, -1)}\r\n-\r`);
+    const data = new Uint8Array(70_000);
+    data.set(testBytes(data.length));
+    for (let at = 0; at + salt.length < data.length; at += 997) data.set(salt, at);
+    const form = multipartBody([{ name: "file", filename: "salted.bin", bytes: data }]);
+    let sent = 0;
+    const trickled = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= form.body.length) return controller.close();
+        const n = 1 + (sent % 13) * 97;
+        controller.enqueue(form.body.slice(sent, sent + n));
+        sent += n;
+      },
+    });
+    const res = await alice.fetch("/files", {
+      method: "POST",
+      headers: { "content-type": form.contentType },
+      body: trickled,
+    });
+    assert.equal(res.status, 201);
+    const rs = (await res.json()).data.resourceSeq;
+    assert.deepEqual(await downloadBytes(alice, rs), data);
+
+    const raw = (body: string) =>
+      alice.fetch("/files", {
+        method: "POST",
+        headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+        body,
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const extended = await raw(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="x.txt"; ` +
+        `filename*=UTF-8''%EC%83%88%20%EB%AC%B8%EC%84%9C.txt\r\n\r\nhi\r\n--${boundary}--\r\n`,
+    );
+    assert.equal(extended.status, 201);
+    assert.equal(extended.body.data.resourceName, "새 문서.txt");
+
+    const noDisposition = await raw(
+      `--${boundary}\r\nContent-Type: text/plain\r\n\r\nhi\r\n--${boundary}--`,
+    );
+    assert.equal(noDisposition.status, 400);
+    assert.equal(noDisposition.body.errorCode, "REQUEST_006");
+    assert.match(noDisposition.body.message, /Content-Disposition/);
+    const noBoundaryLine = await raw("just some text");
+    assert.equal(noBoundaryLine.body.errorCode, "REQUEST_006");
+    assert.match(noBoundaryLine.body.message, /no boundary line/);
+    const longEpilogue = await raw(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="e.txt"\r\n\r\n` +
+        `hi\r\n--${boundary}--\r\n${"e".repeat(70_000)}`,
+    );
+    assert.equal(longEpilogue.body.errorCode, "REQUEST_006");
+    assert.match(longEpilogue.body.message, /outside the boundaries/);
+    const noBoundaryParam = await alice.fetch("/files", {
+      method: "POST",
+      headers: { "content-type": "multipart/form-data" },
+      body: "x",
+    });
+    assert.equal(noBoundaryParam.status, 415);
+    assert.equal((await noBoundaryParam.json()).errorCode, "REQUEST_003");
+
+    // Only the two good uploads were stored.
+    assert.equal((await server.kv.get(["usage", alice.userSeq])).value, data.length + 2);
+  });
+});
+
 Deno.test("rename: NONE refuses a taken name, AUTO numbers it; bad names are refused", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
