@@ -11,6 +11,11 @@ import {
 } from "./store.ts";
 
 const WRITE_CHUNK = 1024 * 1024;
+/**
+ * A temp file untouched this long is left over from a crash or a kill mid-write (a live write
+ * touches its file with every piece), so opening the store removes it.
+ */
+const STALE_TEMP_MS = 24 * 60 * 60 * 1000;
 const READ_CHUNK = 1024 * 1024;
 
 async function writeAll(file: Deno.FsFile, piece: Uint8Array): Promise<void> {
@@ -18,9 +23,21 @@ async function writeAll(file: Deno.FsFile, piece: Uint8Array): Promise<void> {
   while (off < piece.byteLength) off += await file.write(piece.subarray(off));
 }
 
+/** Removes temp files of writes that can no longer finish; another process's live ones stay. */
+async function removeStaleTemps(tmpDir: string): Promise<void> {
+  const now = Date.now();
+  for await (const entry of Deno.readDir(tmpDir)) {
+    if (!entry.isFile || !entry.name.endsWith(".part")) continue;
+    const path = join(tmpDir, entry.name);
+    const mtime = (await Deno.stat(path).catch(() => null))?.mtime;
+    if (mtime && now - mtime.getTime() > STALE_TEMP_MS) await Deno.remove(path).catch(() => {});
+  }
+}
+
 export async function openFsBlobStore(dir: string): Promise<BlobStore> {
   const tmpDir = join(dir, "tmp");
   await Deno.mkdir(tmpDir, { recursive: true });
+  await removeStaleTemps(tmpDir);
   const pathOf = (blobId: string) => {
     if (!/^[0-9a-f]{32}$/.test(blobId)) throw new BlobNotFoundError(blobId);
     return join(dir, blobId.slice(0, 2), blobId);

@@ -182,3 +182,21 @@ contract("a body that fails midway leaves nothing behind", async (f) => {
   await assert.rejects(() => f.store.write(failing), /client went away/);
   assert.equal(await f.leftovers(), 0);
 });
+
+Deno.test("fs store: opening it removes temp files a crash left, not live ones", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blob-temps-" });
+  try {
+    await Deno.mkdir(`${dir}/tmp`);
+    const stale = `${dir}/tmp/${"a".repeat(32)}.part`;
+    const live = `${dir}/tmp/${"b".repeat(32)}.part`;
+    await Deno.writeFile(stale, new Uint8Array(10));
+    await Deno.writeFile(live, new Uint8Array(10));
+    const twoDaysAgo = new Date(Date.now() - 48 * 3600_000);
+    await Deno.utime(stale, twoDaysAgo, twoDaysAgo);
+    await openFsBlobStore(dir);
+    assert.equal(await Deno.stat(stale).then(() => true, () => false), false);
+    assert.equal(await Deno.stat(live).then(() => true, () => false), true);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
