@@ -39,7 +39,6 @@ export interface MultipartUpload {
 
 const LIMITS = {
   fields: 32,
-  parts: 64,
   fieldSize: 4096,
   headerPairs: 32,
   headerBytes: 16 * 1024,
@@ -65,7 +64,6 @@ class MultipartReader implements MultipartHandler {
   private requestDone = false;
   private failure: DriveError | null = null;
   private fed = 0;
-  private parts = 0;
   private fieldCount = 0;
   /** The text field being read: its name and bytes so far. */
   private field: { name: string; bytes: Uint8Array; length: number } | null = null;
@@ -85,9 +83,6 @@ class MultipartReader implements MultipartHandler {
   }
 
   part({ name, filename }: PartHeaders): void {
-    if (++this.parts > LIMITS.parts) {
-      fail("REQUEST_001", `The form has too many parts (at most ${LIMITS.parts})`);
-    }
     if (this.fileStarted) {
       fail(
         "REQUEST_001",

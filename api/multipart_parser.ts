@@ -72,7 +72,8 @@ export class MultipartParser {
   private carry: Uint8Array = new Uint8Array([CR, LF]);
   /** After a delimiter: 0 nothing yet, DASH one '-' seen, CR a '\r' seen. */
   private delimiterTail = 0;
-  private header = new Uint8Array(0);
+  /** A part's header block as it arrives (room for the limit plus the closing CRLF CRLF). */
+  private readonly header: Uint8Array;
   private headerLength = 0;
   private ignored = 0;
   private readonly decoder = new TextDecoder();

@@ -11,12 +11,12 @@ import {
 } from "./store.ts";
 
 const WRITE_CHUNK = 1024 * 1024;
+const READ_CHUNK = 1024 * 1024;
 /**
  * A temp file untouched this long is left over from a crash or a kill mid-write (a live write
  * touches its file with every piece), so opening the store removes it.
  */
 const STALE_TEMP_MS = 24 * 60 * 60 * 1000;
-const READ_CHUNK = 1024 * 1024;
 
 async function writeAll(file: Deno.FsFile, piece: Uint8Array): Promise<void> {
   let off = 0;

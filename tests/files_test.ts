@@ -236,6 +236,24 @@ Deno.test("multipart framing: trickled bodies, near-boundaries in the data, file
     assert.equal(noBoundaryParam.status, 415);
     assert.equal((await noBoundaryParam.json()).errorCode, "REQUEST_003");
 
+    // The reader's own limits on the parts of a form.
+    const one = { name: "file", filename: "f.txt", bytes: new Uint8Array([1]) };
+    const refusals: [Parameters<typeof multipartBody>[0], RegExp][] = [
+      [[{ name: "pfs", value: "1".repeat(4097) }, one], /pfs: longer than 4096 bytes/],
+      [[{ name: "st", value: "version" }, { name: "st", value: "version" }, one], /st: sent twice/],
+      [[one, { ...one, filename: "g.txt" }], /only one file part/],
+      [
+        [...Array.from({ length: 33 }, (_, i) => ({ name: `x${i}`, value: "v" })), one],
+        /too many fields \(at most 32\)/,
+      ],
+    ];
+    for (const [parts, message] of refusals) {
+      const refused = await rawUpload(alice, multipartBody(parts));
+      assert.equal(refused.status, 400, String(message));
+      assert.equal(refused.body.errorCode, "REQUEST_001");
+      assert.match(refused.body.message, message);
+    }
+
     // Only the two good uploads were stored.
     assert.equal((await server.kv.get(["usage", alice.userSeq])).value, data.length + 2);
   });
