@@ -6,7 +6,7 @@
  * `expiresAt`; an expired lease counts as no lock. Expiry is compared against our own
  * timestamp because KV's expireIn deletes lazily.
  */
-import { commit, commitWithRetry, CONFLICT } from "./db.ts";
+import { commit, commitWithRetry, CONFLICT, getManyValues } from "./db.ts";
 import { fail } from "./errors.ts";
 import { getResourceEntry } from "./resources.ts";
 
@@ -32,6 +32,12 @@ export function isLive(lock: Lock | null, now = Date.now()): lock is Lock {
 export async function getLock(kv: Deno.Kv, rs: number): Promise<Lock | null> {
   const entry = await kv.get<Lock>(lockKey(rs));
   return isLive(entry.value) ? entry.value : null;
+}
+
+/** The live locks of many documents, in order (null where a document has none). */
+export async function getLocks(kv: Deno.Kv, rss: number[]): Promise<(Lock | null)[]> {
+  const locks = await getManyValues<Lock>(kv, rss.map(lockKey));
+  return locks.map((lock) => isLive(lock) ? lock : null);
 }
 
 /**

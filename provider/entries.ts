@@ -3,8 +3,7 @@
  * API shows. Exactly the spec's fields, nothing else.
  */
 import type { Adapter } from "../kv/adapters.ts";
-import { getManyValues } from "../kv/db.ts";
-import { isLive, type Lock, lockKey } from "../kv/locks.ts";
+import { getLock, getLocks, isLive, type Lock } from "../kv/locks.ts";
 import { type Resource, toIso } from "../kv/resources.ts";
 import { MAX_PATH_CHARS } from "./limits.ts";
 import type { ProviderNode, ProviderRoot } from "./paths.ts";
@@ -112,9 +111,7 @@ export async function nodeEntry(
   maxDocBytes: number,
 ): Promise<Entry> {
   if (node.kind === "root") return rootEntry(adapter, root);
-  const lock = node.resource.type === "FILE"
-    ? (await kv.get<Lock>(lockKey(node.resource.rs))).value
-    : null;
+  const lock = node.resource.type === "FILE" ? await getLock(kv, node.resource.rs) : null;
   return entryOf(adapter, node.resource, path, name, lock, maxDocBytes);
 }
 
@@ -128,7 +125,7 @@ export async function childEntries(
 ): Promise<Entry[]> {
   for (const child of children) checkSize(child, maxDocBytes);
   const files = children.filter((c) => c.type === "FILE");
-  const locks = await getManyValues<Lock>(kv, files.map((f) => lockKey(f.rs)));
+  const locks = await getLocks(kv, files.map((f) => f.rs));
   const lockOf = new Map(files.map((f, i) => [f.rs, locks[i]]));
   const prefix = dirPath === "" ? "" : `${dirPath}/`;
   return children.map((c) =>
