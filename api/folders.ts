@@ -91,7 +91,7 @@ const renameFolderRoute = createRoute({
   },
   responses: {
     ...jsonOk(z.object({ resourceSeq: z.number().int(), name: z.string() }), "Renamed"),
-    ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_003", "RESOURCE_004"),
+    ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_003", "RESOURCE_004", "RESOURCE_010"),
   },
 });
 
@@ -113,6 +113,7 @@ const moveFolderRoute = createRoute({
       "RESOURCE_003",
       "RESOURCE_007",
       "RESOURCE_008",
+      "RESOURCE_010",
       "RESOURCE_012",
       "RESOURCE_014",
       "RESOURCE_017",

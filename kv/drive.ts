@@ -13,7 +13,12 @@ import {
 import { commit, commitWithRetry, CONFLICT, nextSeq } from "./db.ts";
 import type { Deps } from "./deps.ts";
 import { DriveError, type ErrorCode, fail } from "./errors.ts";
-import { assertNotLockedByOther, lockEntryFor, type LockOwner } from "./locks.ts";
+import {
+  assertNotLockedByOther,
+  lockEntryFor,
+  type LockOwner,
+  readFolderLockGuard,
+} from "./locks.ts";
 import { mimeOf } from "./mime.ts";
 import {
   type ContentVersion,
@@ -397,6 +402,7 @@ export function renameResource(
     }
     assertNotLockedByOther(lock.value, input.lockOwner ?? null);
     if (cur.value.name === name) return cur.value;
+    const guard = await folderLockGuard(d, cur.value, input.lockOwner ?? null);
     const finalName = await pickName(
       d.kv,
       cur.value.ownerSeq,
@@ -411,7 +417,7 @@ export function renameResource(
       updatedAt: Date.now(),
       updatedBy: input.actorSeq,
     };
-    const op = d.kv.atomic().check(cur, lock);
+    const op = d.kv.atomic().check(cur, lock, ...guard);
     writeResource(op, cur.value, next);
     return (await commit(op)) === true ? next : nameConflict(input.onConflict, finalName);
   });
@@ -460,6 +466,7 @@ export function moveResource(
       }
     }
     if (cur.value.parentRs === input.destParentRs) return cur.value;
+    op.check(...await folderLockGuard(d, cur.value, null));
     const finalName = await pickName(
       d.kv,
       cur.value.ownerSeq,
@@ -634,6 +641,7 @@ export function trashResource(
       fail(notFound, `No file or folder with seq ${input.rs}, or it is already in the trash`);
     }
     assertNotLockedByOther(lock.value, input.lockOwner ?? null);
+    const guard = await folderLockGuard(d, cur.value, input.lockOwner ?? null);
     const now = Date.now();
     const next: Resource = {
       ...cur.value,
@@ -641,10 +649,22 @@ export function trashResource(
       updatedAt: now,
       updatedBy: input.actorSeq,
     };
-    const op = d.kv.atomic().check(cur, lock);
+    const op = d.kv.atomic().check(cur, lock, ...guard);
     writeResource(op, cur.value, next);
     return (await commit(op)) === true ? next : CONFLICT;
   });
+}
+
+/**
+ * The checks a folder's rename, move or trash adds to its commit: none for a file, else the
+ * lock stamp read by readFolderLockGuard, which first refuses a folder holding a locked document.
+ */
+async function folderLockGuard(
+  d: Deps,
+  r: Resource,
+  owner: LockOwner,
+): Promise<Deno.AtomicCheck[]> {
+  return r.type === "FOLDER" ? [await readFolderLockGuard(d.kv, r, owner)] : [];
 }
 
 export function isDriveError(err: unknown, code?: ErrorCode): err is DriveError {

@@ -46,7 +46,10 @@ export const ERROR_CATALOG = {
   },
   RESOURCE_008: { status: 404, meaning: "The parent or destination folder does not exist" },
   RESOURCE_009: { status: 404, meaning: "Unknown or expired download token" },
-  RESOURCE_010: { status: 409, meaning: "The document is locked by someone else" },
+  RESOURCE_010: {
+    status: 409,
+    meaning: "The document, or a document inside the folder, is locked by someone else",
+  },
   RESOURCE_011: { status: 416, meaning: "The requested byte range cannot be satisfied" },
   RESOURCE_012: { status: 409, meaning: "The resource changed concurrently too many times; retry" },
   RESOURCE_013: { status: 400, meaning: "The upload has no `file` part" },

@@ -8,10 +8,12 @@
  */
 import { commit, commitWithRetry, CONFLICT, getManyValues } from "./db.ts";
 import { fail } from "./errors.ts";
-import { getResourceEntry } from "./resources.ts";
+import { getResourceEntry, MAX_DEPTH, type Resource } from "./resources.ts";
 
 export interface Lock {
   rs: number;
+  /** The document owner's seq (absent on locks written before it was recorded). */
+  ownerSeq?: number;
   /** Opaque owner string; equality decides who may unlock. */
   owner: string;
   source: "provider" | "office";
@@ -23,6 +25,11 @@ export interface Lock {
 }
 
 export const lockKey = (rs: number): Deno.KvKey => ["lock", rs];
+/**
+ * Changes whenever a lock is taken on one of the owner's documents. Folder operations check it
+ * in their commit (see readFolderLockGuard), so a lock taken meanwhile sends them round again.
+ */
+const lockStampKey = (ownerSeq: number): Deno.KvKey => ["lock_stamp", ownerSeq];
 
 export function isLive(lock: Lock | null, now = Date.now()): lock is Lock {
   return lock !== null && (lock.expiresAt === null || lock.expiresAt > now);
@@ -85,20 +92,27 @@ export function acquireLock(
       fail("RESOURCE_002", `No file with seq ${input.rs}`);
     }
     assertNotLockedByOther(cur.value, input.owner);
+    // The folders above it, checked in the commit: a folder trashed or moved meanwhile sends
+    // this round again (and a trashed one refuses), the other half of readFolderLockGuard.
+    const ancestors = await readAncestorEntries(kv, res.value);
+    if (ancestors.some((e) => e.value?.trashedAt != null)) {
+      fail("RESOURCE_002", `File ${input.rs} is in a folder in the trash`);
+    }
     const now = Date.now();
     const lock: Lock = {
       rs: input.rs,
+      ownerSeq: res.value.ownerSeq,
       owner: input.owner,
       source: input.source,
       holder: input.holder,
       lockedAt: isLive(cur.value) ? cur.value.lockedAt : now,
       expiresAt: input.ttlMs === null ? null : now + input.ttlMs,
     };
-    const op = kv.atomic().check(cur).set(
+    const op = kv.atomic().check(res, cur, ...ancestors).set(
       lockKey(input.rs),
       lock,
       input.ttlMs ? { expireIn: input.ttlMs + 60_000 } : {},
-    );
+    ).set(lockStampKey(res.value.ownerSeq), now);
     return (await commit(op)) === true ? lock : CONFLICT;
   });
 }
@@ -172,6 +186,69 @@ export async function listLocks(kv: Deno.Kv): Promise<Lock[]> {
     if (isLive(e.value, now)) out.push(e.value);
   }
   return out;
+}
+
+/**
+ * Guards renaming, moving or trashing a folder: an editor holding a lock on a document inside
+ * keeps writing back to that document's path, so the folder must stay put (RESOURCE_010, like
+ * the document itself). Returns the owner's lock stamp entry for the caller to check in its
+ * commit, which makes a lock taken between this read and that commit retry the operation.
+ * Locks are few (one per open document), so all of them are read and each candidate's
+ * ancestors walked, memoized.
+ */
+export async function readFolderLockGuard(
+  kv: Deno.Kv,
+  folder: Resource,
+  owner: LockOwner,
+): Promise<Deno.KvEntryMaybe<number>> {
+  const stamp = await kv.get<number>(lockStampKey(folder.ownerSeq));
+  const mayWrite = typeof owner === "function" ? owner : (l: Lock) => l.owner === owner;
+  const candidates = (await listLocks(kv)).filter((l) =>
+    !mayWrite(l) && (l.ownerSeq === undefined || l.ownerSeq === folder.ownerSeq)
+  );
+  const inside = new Map<number, boolean>([[folder.rs, true]]);
+  for (const lock of candidates) {
+    if (await isInside(kv, lock.rs, folder, inside)) {
+      fail("RESOURCE_010", `Folder ${folder.rs} holds a document locked by ${lock.holder}`);
+    }
+  }
+  return stamp;
+}
+
+/** The entries of the folders above `r`, nearest first (at most MAX_DEPTH of them). */
+async function readAncestorEntries(kv: Deno.Kv, r: Resource) {
+  const out: Deno.KvEntryMaybe<Resource>[] = [];
+  for (let next = r.parentRs; next !== null && out.length < MAX_DEPTH;) {
+    const entry = await getResourceEntry(kv, next);
+    out.push(entry);
+    next = entry.value?.parentRs ?? null;
+  }
+  return out;
+}
+
+/** Whether `rs` is below `folder`, walking parents and remembering every answer on the way. */
+async function isInside(
+  kv: Deno.Kv,
+  rs: number,
+  folder: Resource,
+  inside: Map<number, boolean>,
+): Promise<boolean> {
+  const walked: number[] = [];
+  let cur: number | null = rs;
+  let answer = false;
+  for (let depth = 0; cur !== null && depth <= MAX_DEPTH + 1; depth++) {
+    const known = inside.get(cur);
+    if (known !== undefined) {
+      answer = known;
+      break;
+    }
+    walked.push(cur);
+    const r: Resource | null = (await getResourceEntry(kv, cur)).value;
+    if (!r || r.ownerSeq !== folder.ownerSeq) break;
+    cur = r.parentRs;
+  }
+  for (const w of walked) inside.set(w, answer);
+  return answer;
 }
 
 export async function listLockReleases(kv: Deno.Kv, limit = 100): Promise<LockRelease[]> {
