@@ -21,6 +21,7 @@ import {
   listIndexPage,
   listVersions,
   loadPath,
+  MAX_DEPTH,
   type Resource,
   resourceKey,
   trashIndexPrefix,
@@ -80,7 +81,13 @@ export function restoreTrashed(
         loadPath(d.kv, item.parentRs),
       ]);
       const p = parent.value;
-      if (p && path && !path.trashed && p.ownerSeq === item.ownerSeq && p.type === "FOLDER") {
+      // A folder goes back only where a new folder could be made (the parent may have been
+      // moved deeper meanwhile); otherwise to the root, as when the parent is gone.
+      const roomForFolder = item.type !== "FOLDER" || (path?.path.length ?? 0) < MAX_DEPTH;
+      if (
+        p && path && !path.trashed && p.ownerSeq === item.ownerSeq && p.type === "FOLDER" &&
+        roomForFolder
+      ) {
         parentRs = p.rs;
         op.check(parent);
       }

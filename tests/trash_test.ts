@@ -311,3 +311,36 @@ Deno.test("purging a shared folder removes its share: recipients lose it and the
     assert.deepEqual(links.body.items, []);
   });
 });
+
+Deno.test("restore: a folder whose old parent was moved to the nesting limit comes back at the root; a file still goes back", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    // The deepest chain a new folder may be made in: the next level is refused.
+    let deepest = await folderOver(alice, "L1");
+    for (let level = 2;; level++) {
+      const res = await alice.call("POST", "/folders", { fn: `L${level}`, pfs: deepest });
+      if (res.status !== 201) {
+        assert.equal(res.body.errorCode, "RESOURCE_014", JSON.stringify(res.body));
+        break;
+      }
+      deepest = res.body.data.resourceSeq;
+    }
+    const parent = await folderOver(alice, "Parent");
+    const sub = await folderOver(alice, "Sub", parent);
+    const file = await fileOver(alice, "f.txt", "f", parent);
+    assert.equal((await alice.call("PATCH", `/folders/${sub}/delete`)).status, 200);
+    assert.equal((await alice.call("PATCH", `/files/${file}/delete`)).status, 200);
+    // Parent now sits where a folder can no longer be made inside it.
+    const moved = await alice.call("POST", `/folders/${parent}/move`, { pfs: deepest });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    const refused = await alice.call("POST", "/folders", { fn: "New", pfs: parent });
+    assert.equal(refused.body.errorCode, "RESOURCE_014");
+
+    const folderBack = await alice.call("POST", `/trash/${sub}/restore`);
+    assert.equal(folderBack.status, 200, JSON.stringify(folderBack.body));
+    assert.equal(folderBack.body.data.parentSeq, null, "no room for a folder under Parent");
+    const fileBack = await alice.call("POST", `/trash/${file}/restore`);
+    assert.equal(fileBack.status, 200, JSON.stringify(fileBack.body));
+    assert.equal(fileBack.body.data.parentSeq, parent, "a file needs no nesting room");
+  });
+});
