@@ -28,6 +28,15 @@ export async function validJson<S extends z.ZodType>(c: Context, schema: S): Pro
   return validValue(schema, value);
 }
 
+/** Like validJson, but a request with no body at all (no type, no length) validates `{}`. */
+export function validOptionalJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
+  const length = c.req.header("content-length");
+  if (!c.req.header("content-type") && (length === undefined || length === "0")) {
+    return Promise.resolve(validValue(schema, {}));
+  }
+  return validJson(c, schema);
+}
+
 export function validValue<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {

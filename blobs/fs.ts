@@ -7,9 +7,11 @@ import {
   type ByteRange,
   coalesce,
   newBlobId,
+  type StoredBlob,
   type WriteOptions,
 } from "./store.ts";
 
+const BLOB_ID = /^[0-9a-f]{32}$/;
 const WRITE_CHUNK = 1024 * 1024;
 const READ_CHUNK = 1024 * 1024;
 /**
@@ -23,23 +25,26 @@ async function writeAll(file: Deno.FsFile, piece: Uint8Array): Promise<void> {
   while (off < piece.byteLength) off += await file.write(piece.subarray(off));
 }
 
-/** Removes temp files of writes that can no longer finish; another process's live ones stay. */
-async function removeStaleTemps(tmpDir: string): Promise<void> {
-  const now = Date.now();
+/** Removes temp files last written before `before`; another process's live ones are newer. */
+async function removeStaleTemps(tmpDir: string, before: number): Promise<number> {
+  let removed = 0;
   for await (const entry of Deno.readDir(tmpDir)) {
     if (!entry.isFile || !entry.name.endsWith(".part")) continue;
     const path = join(tmpDir, entry.name);
     const mtime = (await Deno.stat(path).catch(() => null))?.mtime;
-    if (mtime && now - mtime.getTime() > STALE_TEMP_MS) await Deno.remove(path).catch(() => {});
+    if (mtime && mtime.getTime() < before) {
+      await Deno.remove(path).then(() => removed++, () => {});
+    }
   }
+  return removed;
 }
 
 export async function openFsBlobStore(dir: string): Promise<BlobStore> {
   const tmpDir = join(dir, "tmp");
   await Deno.mkdir(tmpDir, { recursive: true });
-  await removeStaleTemps(tmpDir);
+  await removeStaleTemps(tmpDir, Date.now() - STALE_TEMP_MS);
   const pathOf = (blobId: string) => {
-    if (!/^[0-9a-f]{32}$/.test(blobId)) throw new BlobNotFoundError(blobId);
+    if (!BLOB_ID.test(blobId)) throw new BlobNotFoundError(blobId);
     return join(dir, blobId.slice(0, 2), blobId);
   };
 
@@ -141,6 +146,23 @@ export async function openFsBlobStore(dir: string): Promise<BlobStore> {
       await Deno.remove(pathOf(blobId)).catch((err) => {
         if (!(err instanceof Deno.errors.NotFound)) throw err;
       });
+    },
+
+    async *list(): AsyncIterable<StoredBlob> {
+      for await (const shard of Deno.readDir(dir)) {
+        if (!shard.isDirectory || !/^[0-9a-f]{2}$/.test(shard.name)) continue;
+        for await (const entry of Deno.readDir(join(dir, shard.name))) {
+          if (!entry.isFile || !BLOB_ID.test(entry.name)) continue;
+          // Gone since the directory was read: deleted meanwhile, not a blob any more.
+          const info = await Deno.stat(join(dir, shard.name, entry.name)).catch(() => null);
+          if (!info) continue;
+          yield { blobId: entry.name, size: info.size, storedAt: info.mtime?.getTime() ?? 0 };
+        }
+      }
+    },
+
+    removeAbandonedWrites(before: number): Promise<number> {
+      return removeStaleTemps(tmpDir, before);
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * KV blob store (for Deno Deploy, where there is no disk): bytes in chunks under
  * ["blob_chunk", id, n]; the ["blob", id] record is written last, so a blob exists only once
- * every chunk is in place.
+ * every chunk is in place. ["blob_pending", id] -> start time marks a write in progress, so the
+ * chunks of one that never finished can be told from a live one's and removed.
  */
 import {
   type BlobInfo,
@@ -10,6 +11,7 @@ import {
   type ByteRange,
   coalesce,
   newBlobId,
+  type StoredBlob,
 } from "./store.ts";
 import { deletePrefix } from "../kv/db.ts";
 
@@ -23,11 +25,14 @@ interface BlobRecord {
   sha256: string;
   chunkSize: number;
   chunks: number;
+  /** When the blob was complete (ms); absent on blobs stored before it was recorded. */
+  storedAt?: number;
 }
 
 const blobKey = (id: string): Deno.KvKey => ["blob", id];
 const chunkPrefix = (id: string): Deno.KvKey => ["blob_chunk", id];
 const chunkKey = (id: string, n: number): Deno.KvKey => ["blob_chunk", id, n];
+const pendingKey = (id: string): Deno.KvKey => ["blob_pending", id];
 
 export function openKvBlobStore(kv: Deno.Kv): BlobStore {
   async function record(blobId: string): Promise<BlobRecord> {
@@ -45,6 +50,7 @@ export function openKvBlobStore(kv: Deno.Kv): BlobStore {
       let n = 0;
       let batch = kv.atomic();
       let pending = 0;
+      await kv.set(pendingKey(blobId), Date.now());
       try {
         for await (const piece of coalesce(body, KV_CHUNK, opts, (i) => (info = i))) {
           batch.set(chunkKey(blobId, n++), piece.slice());
@@ -61,11 +67,13 @@ export function openKvBlobStore(kv: Deno.Kv): BlobStore {
             sha256: info.sha256,
             chunkSize: KV_CHUNK,
             chunks: n,
+            storedAt: Date.now(),
           } satisfies BlobRecord,
-        );
+        ).delete(pendingKey(blobId));
         await batch.commit();
       } catch (err) {
         await deletePrefix(kv, chunkPrefix(blobId)).catch(() => {});
+        await kv.delete(pendingKey(blobId)).catch(() => {});
         throw err;
       }
       return { blobId, ...info };
@@ -112,6 +120,23 @@ export function openKvBlobStore(kv: Deno.Kv): BlobStore {
     async delete(blobId: string): Promise<void> {
       await kv.delete(blobKey(blobId));
       await deletePrefix(kv, chunkPrefix(blobId));
+    },
+
+    async *list(): AsyncIterable<StoredBlob> {
+      for await (const e of kv.list<BlobRecord>({ prefix: ["blob"] })) {
+        yield { blobId: e.key[1] as string, size: e.value.size, storedAt: e.value.storedAt ?? 0 };
+      }
+    },
+
+    async removeAbandonedWrites(before: number): Promise<number> {
+      let removed = 0;
+      for await (const e of kv.list<number>({ prefix: ["blob_pending"] })) {
+        if (e.value >= before) continue;
+        const blobId = e.key[1] as string;
+        await deletePrefix(kv, chunkPrefix(blobId));
+        if ((await kv.atomic().check(e).delete(e.key).commit()).ok) removed++;
+      }
+      return removed;
     },
   };
 }

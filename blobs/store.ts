@@ -26,6 +26,14 @@ export interface ByteRange {
   end: number;
 }
 
+/** A complete blob as the orphan sweep sees it (kv/blob_sweep.ts). */
+export interface StoredBlob {
+  blobId: string;
+  size: number;
+  /** When it was stored (ms); 0 when the store did not record it (older kv blobs). */
+  storedAt: number;
+}
+
 export interface BlobStore {
   readonly kind: "fs" | "kv";
   /** Streams `body` into a new blob, hashing as it goes. On any failure nothing is left behind. */
@@ -39,6 +47,13 @@ export interface BlobStore {
   copy(blobId: string): Promise<string>;
   /** Removes a blob; deleting a missing blob is not an error. */
   delete(blobId: string): Promise<void>;
+  /** Every complete blob, referenced or not, in no particular order. */
+  list(): AsyncIterable<StoredBlob>;
+  /**
+   * Removes what writes started before `before` (ms) and never finished left behind (a crash or
+   * a kill mid-write); returns how many such writes it cleared. Live writes are younger.
+   */
+  removeAbandonedWrites(before: number): Promise<number>;
 }
 
 export class BlobTooLargeError extends Error {

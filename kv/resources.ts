@@ -148,6 +148,17 @@ export async function listVersions(kv: Deno.Kv, rs: number): Promise<ContentVers
 }
 
 /**
+ * Every blob id a stored version or resource record points at (a full scan, for the orphan blob
+ * sweep). Keys never move, so an id referenced for the whole scan is always seen.
+ */
+export async function* iterateReferencedBlobIds(kv: Deno.Kv): AsyncGenerator<string> {
+  for await (const e of kv.list<ContentVersion>({ prefix: ["res_version"] })) yield e.value.blobId;
+  for await (const e of kv.list<Resource>({ prefix: ["res"] })) {
+    if (e.value.blobId) yield e.value.blobId;
+  }
+}
+
+/**
  * Every resource record `ownerSeq` owns, trash and orphans included. A full scan of the
  * resource records (for audits and invariant tests, never a request path): it reads the
  * records themselves, so it also finds what an index lost.

@@ -43,7 +43,7 @@ const FIXTURES: Record<"fs" | "kv", () => Promise<Fixture>> = {
       store: openKvBlobStore(kv),
       async leftovers() {
         let n = 0;
-        for (const prefix of [["blob"], ["blob_chunk"]]) {
+        for (const prefix of [["blob"], ["blob_chunk"], ["blob_pending"]]) {
           for await (const _ of kv.list({ prefix })) n++;
         }
         return n;
@@ -181,6 +181,25 @@ contract("a body that fails midway leaves nothing behind", async (f) => {
   });
   await assert.rejects(() => f.store.write(failing), /client went away/);
   assert.equal(await f.leftovers(), 0);
+});
+
+contract("list: every complete blob with its size and when it was stored", async (f) => {
+  const start = Date.now();
+  const a = await f.store.write(pieces(testBytes(200_000, 11), 70_000));
+  const b = await f.store.write(pieces(new Uint8Array(0), 1));
+  const c = await f.store.copy(a.blobId);
+  await f.store.delete(b.blobId);
+  const listed = [];
+  for await (const blob of f.store.list()) listed.push(blob);
+  listed.sort((x, y) => x.blobId.localeCompare(y.blobId));
+  const want = [{ blobId: a.blobId, size: 200_000 }, { blobId: c, size: 200_000 }]
+    .sort((x, y) => x.blobId.localeCompare(y.blobId));
+  assert.deepEqual(listed.map(({ blobId, size }) => ({ blobId, size })), want);
+  for (const blob of listed) {
+    // File times may be truncated to the second, so allow the second the writes started in.
+    assert.ok(blob.storedAt >= start - 1000 && blob.storedAt <= Date.now(), String(blob.storedAt));
+  }
+  assert.equal(await f.store.removeAbandonedWrites(Date.now()), 0, "finished writes leave none");
 });
 
 Deno.test("fs store: opening it removes temp files a crash left, not live ones", async () => {

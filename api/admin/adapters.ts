@@ -4,7 +4,6 @@
  * signs a fresh `list` of the root for the adapter and validates the answer with the host
  * client's rules.
  */
-import type { Context } from "hono";
 import { Hono } from "hono";
 import { z } from "zod";
 import {
@@ -20,7 +19,7 @@ import {
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import { normalizeBaseUrl, ProviderHostClient } from "../../provider/host_client.ts";
-import { validJson } from "../validate.ts";
+import { validJson, validOptionalJson } from "../validate.ts";
 
 const Secret = z.string().min(1, "must not be empty");
 
@@ -40,14 +39,6 @@ const Rotate = z.object({ secret: Secret.optional() }).strict();
 const ConnectionTest = z.object({ baseUrl: z.string().optional() }).strict();
 
 /** Bodies that are optional: no body at all reads as {}. */
-function optionalJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
-  const length = c.req.header("content-length");
-  if (!c.req.header("content-type") && (length === undefined || length === "0")) {
-    return Promise.resolve(schema.parse({}));
-  }
-  return validJson(c, schema);
-}
-
 const TEST_TIMEOUT_MS = 15_000;
 
 export function adaptersAdminApi(d: Deps) {
@@ -69,12 +60,12 @@ export function adaptersAdminApi(d: Deps) {
   });
 
   app.post("/adapters/:name/rotate-secret", async (c) => {
-    const body = await optionalJson(c, Rotate);
+    const body = await validOptionalJson(c, Rotate);
     return c.json(await rotateAdapterSecret(d, c.req.param("name"), body.secret));
   });
 
   app.post("/adapters/:name/test", async (c) => {
-    const body = await optionalJson(c, ConnectionTest);
+    const body = await validOptionalJson(c, ConnectionTest);
     const baseUrl = body.baseUrl ?? d.config.publicUrl;
     const normalized = normalizeBaseUrl(baseUrl);
     if ("problem" in normalized) fail("REQUEST_001", `baseUrl: ${normalized.problem}`, "baseUrl");

@@ -6,6 +6,7 @@ import { fail } from "../../kv/errors.ts";
 import { bearerToken } from "../auth.ts";
 import { adminApiError } from "../errors.ts";
 import { adaptersAdminApi } from "./adapters.ts";
+import { blobsAdminApi } from "./blobs.ts";
 import { identityAdminApi } from "./identity.ts";
 import { locksAdminApi } from "./locks.ts";
 import { shareLinksAdminApi } from "./share_links.ts";
@@ -24,5 +25,6 @@ export function adminApi(d: Deps, adminToken: AdminTokenCheck) {
   app.route("/", adaptersAdminApi(d));
   app.route("/", locksAdminApi(d));
   app.route("/", shareLinksAdminApi(d));
+  app.route("/", blobsAdminApi(d));
   return app;
 }

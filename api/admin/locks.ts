@@ -14,7 +14,7 @@ import {
   type LockRelease,
 } from "../../kv/locks.ts";
 import { getResource, toIso } from "../../kv/resources.ts";
-import { seqFromPath, validJson, validQuery } from "../validate.ts";
+import { seqFromPath, validOptionalJson, validQuery } from "../validate.ts";
 
 const ReleaseBody = z.object({
   releasedBy: z.string().trim().min(1, "must not be empty").max(
@@ -67,9 +67,7 @@ export function locksAdminApi(d: Deps) {
   app.delete("/locks/:resourceSeq", async (c) => {
     const rs = seqFromPath(c, "resourceSeq");
     // The body is optional: a bare DELETE releases as "admin".
-    const hasBody = c.req.header("content-type") !== undefined ||
-      Number(c.req.header("content-length") ?? "0") > 0;
-    const body = hasBody ? await validJson(c, ReleaseBody) : {};
+    const body = await validOptionalJson(c, ReleaseBody);
     const release = await forceReleaseLock(d.kv, rs, body.releasedBy ?? "admin");
     if (!release) fail("LOCK_001", `Document ${rs} has no live lock`, "resourceSeq");
     return c.json(await releaseView(d.kv, release));
