@@ -97,6 +97,17 @@ export interface DocumentLock {
   expiresAt: string | number | null;
 }
 
+/** POST /blobs/sweep's answer (docs/api.md, orphan blob sweep). */
+export interface BlobSweep {
+  dryRun: boolean;
+  blobs: number;
+  tooYoung: number;
+  orphans: number;
+  orphanBytes: number;
+  removed: number;
+  abandonedWrites: number;
+}
+
 /** An error answer of the admin API: {error, message, field?}. */
 export class ApiError extends Error {
   constructor(
@@ -210,4 +221,6 @@ export const api = {
   listLocks: () => request<{ items: DocumentLock[] }>("GET", "/locks").then(items),
   releaseLock: (resourceSeq: number) =>
     request<unknown>("DELETE", `/locks/${resourceSeq}`, { releasedBy: "admin console" }),
+
+  sweepBlobs: (dryRun: boolean) => request<BlobSweep>("POST", "/blobs/sweep", { dryRun }),
 };

@@ -10,6 +10,7 @@ import { KeysPage } from "./pages/keys.tsx";
 import { AdaptersPage } from "./pages/adapters.tsx";
 import { ShareLinksPage } from "./pages/share_links.tsx";
 import { LocksPage } from "./pages/locks.tsx";
+import { StoragePage } from "./pages/storage.tsx";
 
 const PAGE_COMPONENT: Record<PageId, () => preact.JSX.Element> = {
   "tenants": TenantsPage,
@@ -18,6 +19,7 @@ const PAGE_COMPONENT: Record<PageId, () => preact.JSX.Element> = {
   "adapters": AdaptersPage,
   "share-links": ShareLinksPage,
   "locks": LocksPage,
+  "storage": StoragePage,
 };
 
 function Nav() {

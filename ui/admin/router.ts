@@ -8,6 +8,7 @@ export const PAGES = [
   { id: "adapters", title: "Adapters" },
   { id: "share-links", title: "Share links" },
   { id: "locks", title: "Locks" },
+  { id: "storage", title: "Storage" },
 ] as const;
 
 export type PageId = typeof PAGES[number]["id"];
