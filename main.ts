@@ -4,6 +4,7 @@ import { openFsBlobStore } from "./blobs/fs.ts";
 import { openKvBlobStore } from "./blobs/kv.ts";
 import { ConfigError, readConfig } from "./config.ts";
 import { initAdminToken } from "./kv/admin_token.ts";
+import { indexLocksByOwner } from "./kv/locks.ts";
 
 let config;
 try {
@@ -24,6 +25,7 @@ const blobs = config.blobStore === "fs"
   ? await openFsBlobStore(`${config.dataDir}/blobs`)
   : openKvBlobStore(kv);
 const adminToken = await initAdminToken(kv, config.adminToken);
+await indexLocksByOwner(kv);
 const app = createApp({ kv, blobs, config, adminToken: adminToken.check });
 
 const controller = new AbortController();

@@ -2,6 +2,8 @@
  * Document locks: one record per document, shared by the storage provider protocol and the
  * editor-session (web-office) endpoints, so each sees the other's lock.
  *   ["lock", rs] -> Lock
+ *   ["lock_owner", ownerSeq, rs] -> true      (index: the owner's locked documents)
+ *   ["lock_stamp", ownerSeq] -> time         (rewritten by every new lock of the owner's)
  * Provider locks follow the protocol's table (no expiry). Editor locks are leases with
  * `expiresAt`; an expired lease counts as no lock. Expiry is compared against our own
  * timestamp because KV's expireIn deletes lazily.
@@ -30,6 +32,13 @@ export const lockKey = (rs: number): Deno.KvKey => ["lock", rs];
  * in their commit (see readFolderLockGuard), so a lock taken meanwhile sends them round again.
  */
 const lockStampKey = (ownerSeq: number): Deno.KvKey => ["lock_stamp", ownerSeq];
+/**
+ * The documents of one owner that were locked, so a folder change reads that owner's locks
+ * only. Written with every lock; an entry whose lock is gone (released, lease run out) is
+ * dropped when readFolderLockGuard meets it.
+ */
+const ownerLockKey = (ownerSeq: number, rs: number): Deno.KvKey => ["lock_owner", ownerSeq, rs];
+const ownerLockPrefix = (ownerSeq: number): Deno.KvKey => ["lock_owner", ownerSeq];
 
 export function isLive(lock: Lock | null, now = Date.now()): lock is Lock {
   return lock !== null && (lock.expiresAt === null || lock.expiresAt > now);
@@ -112,7 +121,8 @@ export function acquireLock(
       lockKey(input.rs),
       lock,
       input.ttlMs ? { expireIn: input.ttlMs + 60_000 } : {},
-    ).set(lockStampKey(res.value.ownerSeq), now);
+    ).set(lockStampKey(res.value.ownerSeq), now)
+      .set(ownerLockKey(res.value.ownerSeq, input.rs), true);
     return (await commit(op)) === true ? lock : CONFLICT;
   });
 }
@@ -193,8 +203,7 @@ export async function listLocks(kv: Deno.Kv): Promise<Lock[]> {
  * keeps writing back to that document's path, so the folder must stay put (RESOURCE_010, like
  * the document itself). Returns the owner's lock stamp entry for the caller to check in its
  * commit, which makes a lock taken between this read and that commit retry the operation.
- * Locks are few (one per open document), so all of them are read and each candidate's
- * ancestors walked, memoized.
+ * Reads the folder owner's locks through their index and walks each one's ancestors, memoized.
  */
 export async function readFolderLockGuard(
   kv: Deno.Kv,
@@ -203,16 +212,40 @@ export async function readFolderLockGuard(
 ): Promise<Deno.KvEntryMaybe<number>> {
   const stamp = await kv.get<number>(lockStampKey(folder.ownerSeq));
   const mayWrite = typeof owner === "function" ? owner : (l: Lock) => l.owner === owner;
-  const candidates = (await listLocks(kv)).filter((l) =>
-    !mayWrite(l) && (l.ownerSeq === undefined || l.ownerSeq === folder.ownerSeq)
-  );
+  const indexed: Deno.KvEntry<true>[] = [];
+  for await (const e of kv.list<true>({ prefix: ownerLockPrefix(folder.ownerSeq) })) {
+    indexed.push(e);
+  }
+  const locks = await getLocks(kv, indexed.map((e) => e.key[2] as number));
   const inside = new Map<number, boolean>([[folder.rs, true]]);
-  for (const lock of candidates) {
-    if (await isInside(kv, lock.rs, folder, inside)) {
+  for (const [i, lock] of locks.entries()) {
+    if (!lock) {
+      // Fails harmlessly when the document was locked again meanwhile (that rewrites the entry).
+      await kv.atomic().check(indexed[i]).delete(indexed[i].key).commit();
+      continue;
+    }
+    if (!mayWrite(lock) && await isInside(kv, lock.rs, folder, inside)) {
       fail("RESOURCE_010", `Folder ${folder.rs} holds a document locked by ${lock.holder}`);
     }
   }
   return stamp;
+}
+
+/**
+ * Adds locks written before they recorded their document's owner to the owner index, so the
+ * folder guard sees them. Runs at start; a no-op once every lock carries `ownerSeq`.
+ */
+export async function indexLocksByOwner(kv: Deno.Kv): Promise<void> {
+  for await (const e of kv.list<Lock>({ prefix: ["lock"] })) {
+    if (e.value.ownerSeq !== undefined) continue;
+    const res = (await getResourceEntry(kv, e.value.rs)).value;
+    if (!res) continue;
+    const lock: Lock = { ...e.value, ownerSeq: res.ownerSeq };
+    const expireIn = lock.expiresAt === null ? undefined : lock.expiresAt - Date.now() + 60_000;
+    if (expireIn !== undefined && expireIn <= 0) continue;
+    await kv.atomic().check(e).set(e.key, lock, expireIn ? { expireIn } : {})
+      .set(ownerLockKey(res.ownerSeq, lock.rs), true).commit();
+  }
 }
 
 /** The entries of the folders above `r`, nearest first (at most MAX_DEPTH of them). */

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { isDriveError, moveResource, trashResource } from "../kv/drive.ts";
-import { acquireLock, getLock, lockEntryFor, releaseLock } from "../kv/locks.ts";
+import { acquireLock, getLock, indexLocksByOwner, lockEntryFor, releaseLock } from "../kv/locks.ts";
 import { findChildByName, getResource, getResourceEntry } from "../kv/resources.ts";
 import {
   type ApiUser,
@@ -231,5 +231,34 @@ Deno.test("Lock against folder move and delete at every interleaving of their KV
       if (lockEntry.value) await releaseLock(kv, doc, lockEntry.value.owner);
     }
     assert.ok(seen.size >= 3, `the interleavings were not exercised: ${[...seen]}`);
+  });
+});
+
+Deno.test("Locks written before they named their owner hold folders once the store starts; released ones stop holding", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    const folder = await folderOver(alice, "F");
+    const doc = await fileOver(alice, "d.docx", "d", folder);
+    // A provider lock as an earlier version stored it: no ownerSeq, no owner index entry.
+    await server.kv.set(["lock", doc], {
+      rs: doc,
+      owner: "provider:old:host-1",
+      source: "provider",
+      holder: "old",
+      lockedAt: Date.now(),
+      expiresAt: null,
+    });
+    const before = await alice.call("PATCH", `/folders/${folder}/rename`, { rn: "G" });
+    assert.equal(before.status, 200, "an unindexed lock is invisible to the guard");
+    await indexLocksByOwner(server.kv);
+    assertLocked(await alice.call("PATCH", `/folders/${folder}/rename`, { rn: "H" }), "indexed");
+    assert.equal((await getLock(server.kv, doc))!.ownerSeq, alice.userSeq);
+
+    await releaseLock(server.kv, doc, "provider:old:host-1");
+    const after = await alice.call("PATCH", `/folders/${folder}/rename`, { rn: "H" });
+    assert.equal(after.status, 200, JSON.stringify(after.body));
+    const left = [];
+    for await (const e of server.kv.list({ prefix: ["lock_owner", alice.userSeq] })) left.push(e);
+    assert.deepEqual(left, [], "the released lock's index entry is dropped");
   });
 });

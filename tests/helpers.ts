@@ -8,6 +8,7 @@ import { openKvBlobStore } from "../blobs/kv.ts";
 import type { BlobStore } from "../blobs/store.ts";
 import { type Config, readConfig } from "../config.ts";
 import { initAdminToken } from "../kv/admin_token.ts";
+import { indexLocksByOwner } from "../kv/locks.ts";
 import type { Deps } from "../kv/deps.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
@@ -44,6 +45,7 @@ export async function startTestServer(opts: ServerOptions = {}): Promise<TestSer
     ? await openFsBlobStore(`${dataDir}/blobs`)
     : openKvBlobStore(kv);
   const adminToken = await initAdminToken(kv, config.adminToken);
+  await indexLocksByOwner(kv);
   const deps = { kv, blobs, config };
   const app = createApp({ ...deps, adminToken: adminToken.check });
   const ac = new AbortController();

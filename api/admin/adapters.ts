@@ -38,7 +38,6 @@ const CreateAdapter = z.object({
 const Rotate = z.object({ secret: Secret.optional() }).strict();
 const ConnectionTest = z.object({ baseUrl: z.string().optional() }).strict();
 
-/** Bodies that are optional: no body at all reads as {}. */
 const TEST_TIMEOUT_MS = 15_000;
 
 export function adaptersAdminApi(d: Deps) {
