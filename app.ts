@@ -1,11 +1,11 @@
 /** Builds the whole HTTP application from its dependencies; main.ts and the tests both call this. */
 import { Hono } from "hono";
 import { adminApi } from "./api/admin/index.ts";
-import { errorEnvelope } from "./api/envelope.ts";
-import { EXTERNAL_BASE, externalApi } from "./api/external.ts";
-import { PUBLIC_LINKS_BASE, publicLinksApi } from "./api/public_links.ts";
-import { staticRoutes } from "./api/static.ts";
-import type { AdminTokenCheck } from "./kv/admin_token.ts";
+import { errorEnvelope } from "./api/http/envelope.ts";
+import { EXTERNAL_BASE, externalApi } from "./api/external/index.ts";
+import { PUBLIC_LINKS_BASE, publicLinksApi } from "./api/public/links.ts";
+import { staticRoutes } from "./api/public/static.ts";
+import type { AdminTokenCheck } from "./kv/identity/admin_token.ts";
 import type { Deps } from "./kv/deps.ts";
 import { providerApp } from "./provider/routes.ts";
 

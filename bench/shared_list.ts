@@ -7,9 +7,9 @@
  * a page deep inside the list (from a cursor), and the first page sorted by name.
  * Target: every large-case median within 2x of the small case.
  */
-import { storeGeneratedFile } from "../kv/drive.ts";
-import { createShare } from "../kv/share_writes.ts";
-import { newApiUser, startTestServer } from "../tests/helpers.ts";
+import { storeGeneratedFile } from "../kv/tree/drive.ts";
+import { createShare } from "../kv/sharing/share_writes.ts";
+import { newApiUser, startTestServer } from "../tests/helpers/app.ts";
 
 function flag(name: string, fallback: number): number {
   const i = Deno.args.indexOf(`--${name}`);

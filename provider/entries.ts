@@ -2,9 +2,9 @@
  * Entry objects of `info` and `list`, built from the same resources and lock records the drive
  * API shows. Exactly the spec's fields, nothing else.
  */
-import type { Adapter } from "../kv/adapters.ts";
-import { getLock, getLocks, isLive, type Lock } from "../kv/locks.ts";
-import { type Resource, toIso } from "../kv/resources.ts";
+import type { Adapter } from "./state/adapters.ts";
+import { getLock, getLocks, isLive, type Lock } from "../kv/tree/locks.ts";
+import { type Resource, toIso } from "../kv/tree/resources.ts";
 import { MAX_PATH_CHARS } from "./limits.ts";
 import type { ProviderNode, ProviderRoot } from "./paths.ts";
 import { ProviderError } from "./responses.ts";

@@ -3,8 +3,8 @@
  * under the adapter's root and every change goes through the same kv/ operations the drive API
  * uses (createFolder, storeNewFile/putContent, renameResource, trashResource, the lock record).
  */
-import { type Adapter, type OptionalOperation } from "../kv/adapters.ts";
-import { type Action, authorizeResourceAccess, type Caller } from "../kv/authorize.ts";
+import { type Adapter, type OptionalOperation } from "./state/adapters.ts";
+import { type Action, authorizeResourceAccess, type Caller } from "../kv/sharing/authorize.ts";
 import type { Deps } from "../kv/deps.ts";
 import {
   createFolder,
@@ -13,10 +13,15 @@ import {
   renameResource,
   storeNewFile,
   trashResource,
-} from "../kv/drive.ts";
-import { acquireLock, type Lock, providerLockOwner, releaseLock } from "../kv/locks.ts";
-import { findChildByName, hasChildren, iterateChildren, type Resource } from "../kv/resources.ts";
-import { requireUser } from "../kv/users.ts";
+} from "../kv/tree/drive.ts";
+import { acquireLock, type Lock, providerLockOwner, releaseLock } from "../kv/tree/locks.ts";
+import {
+  findChildByName,
+  hasChildren,
+  iterateChildren,
+  type Resource,
+} from "../kv/tree/resources.ts";
+import { requireUser } from "../kv/identity/users.ts";
 import { childEntries, docIdOf, type Entry, nodeEntry } from "./entries.ts";
 import { isObject } from "./jwt.ts";
 import { MAX_JSON_RESPONSE_BYTES, MAX_LIST_ENTRIES, MAX_NAME_CHARS } from "./limits.ts";

@@ -3,7 +3,7 @@
  * read from the raw request target (never a decoded or normalized path), and resolution of the
  * decoded path by names under the adapter's root folder.
  */
-import { findChildByName, MAX_DEPTH, type Resource } from "../kv/resources.ts";
+import { findChildByName, MAX_DEPTH, type Resource } from "../kv/tree/resources.ts";
 import { MAX_NAME_CHARS, MAX_PATH_CHARS } from "./limits.ts";
 
 export const PROVIDER_BASE = "/doc-storage/v1";

@@ -15,11 +15,11 @@ import {
   OPTIONAL_OPERATIONS,
   requireAdapter,
   rotateAdapterSecret,
-} from "../../kv/adapters.ts";
+} from "../../provider/state/adapters.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import { normalizeBaseUrl, ProviderHostClient } from "../../provider/host_client.ts";
-import { validJson, validOptionalJson } from "../validate.ts";
+import { validJson, validOptionalJson } from "../http/validate.ts";
 
 const Secret = z.string().min(1, "must not be empty");
 

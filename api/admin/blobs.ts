@@ -4,9 +4,9 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { DEFAULT_SWEEP_MIN_AGE_MS, sweepOrphanBlobs } from "../../kv/blob_sweep.ts";
+import { DEFAULT_SWEEP_MIN_AGE_MS, sweepOrphanBlobs } from "../../kv/tree/blob_sweep.ts";
 import type { Deps } from "../../kv/deps.ts";
-import { validOptionalJson } from "../validate.ts";
+import { validOptionalJson } from "../http/validate.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
 

@@ -1,7 +1,7 @@
 /** Admin API: tenants, users (with quota and usage) and API keys. */
 import { Hono } from "hono";
 import { z } from "zod";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../kv/api_keys.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../kv/identity/api_keys.ts";
 import type { Deps } from "../../kv/deps.ts";
 import {
   createTenant,
@@ -9,10 +9,16 @@ import {
   requireTenant,
   type SharePolicy,
   updateTenant,
-} from "../../kv/tenants.ts";
-import { getUsage } from "../../kv/usage.ts";
-import { createUser, listUsers, requireUser, updateUser, type User } from "../../kv/users.ts";
-import { seqFromPath, validJson, validQuery } from "../validate.ts";
+} from "../../kv/identity/tenants.ts";
+import { getUsage } from "../../kv/tree/usage.ts";
+import {
+  createUser,
+  listUsers,
+  requireUser,
+  updateUser,
+  type User,
+} from "../../kv/identity/users.ts";
+import { seqFromPath, validJson, validQuery } from "../http/validate.ts";
 
 const Name = z.string().trim().min(1, "must not be empty").max(
   200,

@@ -1,10 +1,10 @@
 /** The admin API under /admin/api: bearer admin token, then the areas. */
 import { Hono } from "hono";
 import type { Deps } from "../../kv/deps.ts";
-import type { AdminTokenCheck } from "../../kv/admin_token.ts";
+import type { AdminTokenCheck } from "../../kv/identity/admin_token.ts";
 import { fail } from "../../kv/errors.ts";
-import { bearerToken } from "../auth.ts";
-import { adminApiError } from "../errors.ts";
+import { bearerToken } from "../http/auth.ts";
+import { adminApiError } from "../http/errors.ts";
 import { adaptersAdminApi } from "./adapters.ts";
 import { blobsAdminApi } from "./blobs.ts";
 import { identityAdminApi } from "./identity.ts";

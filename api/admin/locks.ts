@@ -12,9 +12,9 @@ import {
   listLocks,
   type Lock,
   type LockRelease,
-} from "../../kv/locks.ts";
-import { getResource, toIso } from "../../kv/resources.ts";
-import { seqFromPath, validOptionalJson, validQuery } from "../validate.ts";
+} from "../../kv/tree/locks.ts";
+import { getResource, toIso } from "../../kv/tree/resources.ts";
+import { seqFromPath, validOptionalJson, validQuery } from "../http/validate.ts";
 
 const ReleaseBody = z.object({
   releasedBy: z.string().trim().min(1, "must not be empty").max(

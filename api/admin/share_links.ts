@@ -2,11 +2,11 @@
 import { Hono } from "hono";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
-import { getResource, toIso } from "../../kv/resources.ts";
-import { listLinkShares } from "../../kv/share_links.ts";
-import { removeShare } from "../../kv/share_writes.ts";
-import { getShare, LINK_TYPES, linkUrlOf } from "../../kv/shares.ts";
-import { seqFromPath } from "../validate.ts";
+import { getResource, toIso } from "../../kv/tree/resources.ts";
+import { listLinkShares } from "../../kv/sharing/share_links.ts";
+import { removeShare } from "../../kv/sharing/share_writes.ts";
+import { getShare, LINK_TYPES, linkUrlOf } from "../../kv/sharing/shares.ts";
+import { seqFromPath } from "../http/validate.ts";
 
 export function shareLinksAdminApi(d: Deps) {
   const app = new Hono();

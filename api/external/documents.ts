@@ -1,0 +1,77 @@
+/** Create a document from a built-in template (Word, spreadsheet, presentation or note). */
+import { createRoute, z } from "@hono/zod-openapi";
+import { authorizeFolderTarget } from "../../kv/sharing/authorize.ts";
+import type { Deps } from "../../kv/deps.ts";
+import { isDriveError, storeGeneratedFile } from "../../kv/tree/drive.ts";
+import { fail } from "../../kv/errors.ts";
+import { pickTemplateLanguage, TEMPLATE_TYPES, templateFile } from "../../kv/tree/templates.ts";
+import { type ApiEnv, requireWrite } from "../http/auth.ts";
+import { ok } from "../http/envelope.ts";
+import { bodySeq, errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+
+const CreateDocumentBody = z.object({
+  tt: z.enum(TEMPLATE_TYPES, { error: "tt must be word, excel, ppt or note" }).openapi({
+    description: "word (.docx), excel (.xlsx), ppt (.pptx) or note (.txt)",
+  }),
+  pfs: bodySeq("Folder to create it in; omitted = drive root. Required when ss is sent."),
+  ss: bodySeq("Owner's user seq when creating inside a folder shared with the caller"),
+}).openapi("CreateDocumentRequest");
+
+const createDocumentRoute = createRoute({
+  method: "post",
+  path: "/documents",
+  tags: ["Documents"],
+  summary: "Create an empty document from a built-in template (Korean or English)",
+  middleware: [requireWrite] as const,
+  request: {
+    headers: z.object({
+      "accept-language": z.string().optional().openapi({
+        description: "Korean (ko, ko-KR, ...) or English; q-values are honoured; default English",
+        example: "ko-KR,ko;q=0.9,en;q=0.8",
+      }),
+    }),
+    body: { required: true, content: { "application/json": { schema: CreateDocumentBody } } },
+  },
+  responses: {
+    ...jsonOk(
+      z.object({
+        resourceSeq: z.number().int(),
+        userSeq: z.number().int().openapi({ description: "Owner of the new document" }),
+      }),
+      "Created",
+      201,
+    ),
+    ...errorResponses("AUTH_003", "QUOTA_003", "RESOURCE_002", "RESOURCE_005", "PERMISSION_002"),
+  },
+});
+
+export function documentsApi(d: Deps) {
+  const app = newOpenApiApp<ApiEnv>();
+
+  app.openapi(createDocumentRoute, async (c) => {
+    const body = c.req.valid("json");
+    const caller = c.get("caller");
+    let target;
+    try {
+      target = await authorizeFolderTarget(d.kv, caller, body, "upload");
+    } catch (err) {
+      // The spec answers every lack of access to the target folder with PERMISSION_002.
+      if (isDriveError(err, "PERMISSION_004")) fail("PERMISSION_002", err.message, "pfs");
+      throw err;
+    }
+    const template = templateFile(body.tt, pickTemplateLanguage(c.req.header("accept-language")));
+    const doc = await storeGeneratedFile(d, {
+      ownerSeq: target.ownerSeq,
+      parentRs: target.parentRs,
+      name: template.name,
+      bytes: template.bytes,
+      actorSeq: caller.userSeq,
+      onConflict: "rename",
+      quotaCode: "QUOTA_003",
+      reason: "template",
+    });
+    return ok(c, { resourceSeq: doc.rs, userSeq: doc.ownerSeq }, 201);
+  });
+
+  return app;
+}

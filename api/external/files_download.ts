@@ -1,0 +1,170 @@
+/**
+ * Reading files: download (attachment), the two-request download-token flow, and view (a safe
+ * inline rendition). All stream from the blob store through sendFile.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { authorizeResourceAccess, type Caller } from "../../kv/sharing/authorize.ts";
+import type { Deps } from "../../kv/deps.ts";
+import { issueDownloadToken, redeemDownloadToken } from "../../kv/tree/download_tokens.ts";
+import type { ErrorCode } from "../../kv/errors.ts";
+import type { Resource } from "../../kv/tree/resources.ts";
+import { recordSharedOpen } from "../../kv/sharing/shared_list.ts";
+import type { ApiEnv } from "../http/auth.ts";
+import { ok } from "../http/envelope.ts";
+import { type FileResponseOptions, sendFile } from "../http/file_response.ts";
+import { errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import { seqFromPath, validQuery } from "../http/validate.ts";
+import { RsParams, SsQuery } from "../http/schemas.ts";
+
+/**
+ * The file `caller` may `action`, or the catalog error saying why not. A recipient's download or
+ * view counts as opening the share (the shared-with-me list's "open" sort).
+ */
+async function authorizedFile(
+  d: Deps,
+  caller: Caller,
+  rs: number,
+  ss: number | undefined | null,
+  action: "download" | "view",
+): Promise<Resource> {
+  const access = await authorizeResourceAccess(d.kv, caller, { rs, ss, type: "FILE" }, action);
+  if (!access.isOwner) await recordSharedOpen(d.kv, caller.userSeq, access.path);
+  return access.resource;
+}
+
+const TEXT = "text/plain; charset=utf-8";
+/** Types shown as their source text: they could run script or restyle a page if rendered. */
+const AS_TEXT = new Set([
+  "text/html",
+  "application/xhtml+xml",
+  "image/svg+xml",
+  "application/xml",
+  "text/xml",
+  "text/javascript",
+  "application/javascript",
+  "text/css",
+  "application/json",
+]);
+
+/**
+ * How `view` sends a file: images (not SVG), PDF, audio and video inline in their own type;
+ * text and anything script-capable as plain text; everything else as an attachment.
+ */
+export function viewRendition(mime: string | null): FileResponseOptions {
+  const type = (mime ?? "").split(";")[0].trim().toLowerCase();
+  if (AS_TEXT.has(type) || type.startsWith("text/")) {
+    return { disposition: "inline", contentType: TEXT };
+  }
+  if (
+    (type.startsWith("image/") || type.startsWith("audio/") || type.startsWith("video/") ||
+      type === "application/pdf")
+  ) return { disposition: "inline", contentType: type };
+  return { disposition: "attachment", contentType: "application/octet-stream" };
+}
+
+const tokenRoute = createRoute({
+  method: "get",
+  path: "/files/{resourceSeq}/download-token",
+  tags: ["Files"],
+  summary: "Issue a short-lived download link (usable without Authorization)",
+  request: { params: RsParams, query: SsQuery },
+  responses: {
+    ...jsonOk(
+      z.object({
+        linkUrl: z.string().openapi({ example: "/api/external/v1/files/download?dt=..." }),
+      }),
+      "A server-relative link valid for 5 minutes",
+    ),
+    ...errorResponses("RESOURCE_002", "RESOURCE_006", "PERMISSION_002", "PERMISSION_004"),
+  },
+});
+
+const fileResponses = (...more: ErrorCode[]) => ({
+  200: { description: "The file's bytes (Content-Type of the file, Content-Disposition)" },
+  206: { description: "The requested byte range (Content-Range)" },
+  304: { description: "If-None-Match matched the ETag" },
+  ...errorResponses(
+    "RESOURCE_002",
+    "RESOURCE_006",
+    "RESOURCE_011",
+    "PERMISSION_002",
+    "PERMISSION_004",
+    ...more,
+  ),
+});
+
+export function filesDownloadApi(d: Deps) {
+  const app = newOpenApiApp<ApiEnv>();
+
+  const serve = async (c: Context<ApiEnv>, action: "download" | "view") => {
+    const rs = seqFromPath(c, "resourceSeq");
+    const { ss } = validQuery(c, SsQuery);
+    const file = await authorizedFile(d, c.get("caller"), rs, ss, action);
+    return sendFile(
+      c,
+      d,
+      file,
+      action === "view" ? viewRendition(file.mime) : {
+        disposition: "attachment",
+      },
+    );
+  };
+  app.get("/files/:resourceSeq/download", (c) => serve(c, "download"));
+  app.get("/files/:resourceSeq/view", (c) => serve(c, "view"));
+
+  app.openapi(tokenRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    const { ss } = c.req.valid("query");
+    const caller = c.get("caller");
+    await authorizedFile(d, caller, resourceSeq, ss, "download");
+    const token = await issueDownloadToken(d.kv, {
+      kind: "file",
+      rs: resourceSeq,
+      caller: { userSeq: caller.userSeq, tenantId: caller.tenantId },
+      ss: ss ?? null,
+    });
+    return ok(c, { linkUrl: `/api/external/v1/files/download?dt=${token}` }, 200);
+  });
+
+  // Public (see PUBLIC_PATHS in external.ts): the token stands for its issuer's access, which is
+  // checked again now, so a revoked share stops a link that is still unexpired.
+  app.get("/files/download", async (c) => {
+    const record = await redeemDownloadToken(d.kv, c.req.query("dt"), "file");
+    const file = await authorizedFile(d, record.caller, record.rs, record.ss, "download");
+    return sendFile(c, d, file, { disposition: "attachment" });
+  });
+
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/files/{resourceSeq}/download",
+    tags: ["Files"],
+    summary: "Download a file (Range, ETag/If-None-Match supported)",
+    request: { params: RsParams, query: SsQuery },
+    responses: fileResponses(),
+  });
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/files/{resourceSeq}/view",
+    tags: ["Files"],
+    summary: "Safe inline rendition: images, PDF, audio/video inline; text, HTML, SVG, XML, " +
+      "JS as text/plain; anything else as an attachment. Sandboxing CSP and nosniff always.",
+    request: { params: RsParams, query: SsQuery },
+    responses: fileResponses(),
+  });
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/files/download",
+    tags: ["Files"],
+    summary: "Download with a token from /files/{resourceSeq}/download-token (no Authorization)",
+    security: [],
+    request: {
+      query: z.object({
+        dt: z.string().openapi({ param: { name: "dt", in: "query" }, description: "Token" }),
+      }),
+    },
+    responses: fileResponses("RESOURCE_009"),
+  });
+
+  return app;
+}

@@ -1,0 +1,236 @@
+/** File endpoints that change the tree or list metadata: rename, move, copy, delete, versions. */
+import { createRoute, z } from "@hono/zod-openapi";
+import {
+  type Action,
+  authorizeFolderTarget,
+  authorizeResourceAccess,
+  type Caller,
+} from "../../kv/sharing/authorize.ts";
+import type { Deps } from "../../kv/deps.ts";
+import { copyFile, moveFileToDrive, renameResource, trashResource } from "../../kv/tree/drive.ts";
+import { fail } from "../../kv/errors.ts";
+import { listVersions, type Resource, toIso } from "../../kv/tree/resources.ts";
+import { type ApiEnv, requireWrite } from "../http/auth.ts";
+import { ok } from "../http/envelope.ts";
+import { bodySeq, errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import {
+  CreatedResourceSchema,
+  NameField,
+  ResourceItemSchema,
+  RsParams,
+  SsQuery,
+  toResourceItem,
+  TrashedResourceSchema,
+} from "../http/schemas.ts";
+
+const RenameBody = z.object({
+  rn: NameField("rn"),
+  ncp: z.enum(["NONE", "AUTO"], { error: "ncp must be NONE or AUTO" }).optional().openapi({
+    description: "NONE (default): a taken name fails with RESOURCE_003; AUTO: 'name (n).ext'",
+  }),
+  pfs: bodySeq("The file's folder; when given (and ncp is not AUTO) it must be that folder"),
+  ss: bodySeq("Owner's user seq when the file is shared with the caller"),
+}).openapi("RenameFileRequest");
+
+const TargetBody = z.object({
+  ts: bodySeq("Owner of the destination drive; omitted = the owner of pfs (or the caller)"),
+  pfs: bodySeq("Destination folder; omitted = the caller's drive root"),
+  ss: bodySeq("Owner's user seq when the source file is shared with the caller"),
+}).openapi("FileTargetRequest");
+
+const VersionSchema = z.object({
+  version: z.number().int(),
+  size: z.number().int(),
+  sha256: z.string(),
+  createdAt: z.string().openapi({ format: "date-time" }),
+  createdBy: z.number().int(),
+  reason: z.string().openapi({ description: "upload, version, overwrite, copy, template, ..." }),
+  current: z.boolean(),
+}).openapi("FileVersion");
+
+const COMMON = ["RESOURCE_002", "RESOURCE_006", "PERMISSION_002", "PERMISSION_004"] as const;
+
+const renameRoute = createRoute({
+  method: "patch",
+  path: "/files/{resourceSeq}/rename",
+  tags: ["Files"],
+  summary: "Rename a file",
+  middleware: [requireWrite] as const,
+  request: {
+    params: RsParams,
+    body: { required: true, content: { "application/json": { schema: RenameBody } } },
+  },
+  responses: {
+    ...jsonOk(z.object({ name: z.string() }), "The name actually applied"),
+    ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_003", "RESOURCE_004", "RESOURCE_010"),
+  },
+});
+
+const moveRoute = createRoute({
+  method: "post",
+  path: "/files/{resourceSeq}/move",
+  tags: ["Files"],
+  summary: "Move a file to a folder of the same or (with upload permission) another drive",
+  middleware: [requireWrite] as const,
+  request: {
+    params: RsParams,
+    body: { required: false, content: { "application/json": { schema: TargetBody } } },
+  },
+  responses: {
+    ...jsonOk(ResourceItemSchema, "The moved file"),
+    ...errorResponses(
+      "AUTH_003",
+      ...COMMON,
+      "RESOURCE_003",
+      "RESOURCE_005",
+      "RESOURCE_008",
+      "RESOURCE_010",
+      "RESOURCE_015",
+    ),
+  },
+});
+
+const copyRoute = createRoute({
+  method: "post",
+  path: "/files/{resourceSeq}/copy",
+  tags: ["Files"],
+  summary: "Copy a file (a taken name becomes 'name (n).ext')",
+  middleware: [requireWrite] as const,
+  request: {
+    params: RsParams,
+    body: { required: false, content: { "application/json": { schema: TargetBody } } },
+  },
+  responses: {
+    ...jsonOk(
+      CreatedResourceSchema,
+      "The new file",
+      201,
+    ),
+    ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_005", "RESOURCE_008", "RESOURCE_015"),
+  },
+});
+
+const deleteRoute = createRoute({
+  method: "patch",
+  path: "/files/{resourceSeq}/delete",
+  tags: ["Files"],
+  summary: "Move a file to the trash",
+  middleware: [requireWrite] as const,
+  request: { params: RsParams, query: SsQuery },
+  responses: {
+    ...jsonOk(
+      TrashedResourceSchema,
+      "The file is in the trash",
+    ),
+    ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_010"),
+  },
+});
+
+const versionsRoute = createRoute({
+  method: "get",
+  path: "/files/{resourceSeq}/versions",
+  tags: ["Files"],
+  summary: "The stored content versions of a file, oldest first",
+  request: { params: RsParams, query: SsQuery },
+  responses: {
+    ...jsonOk(z.object({ items: z.array(VersionSchema) }), "Versions"),
+    ...errorResponses(...COMMON),
+  },
+});
+
+async function authorizedFile(
+  d: Deps,
+  caller: Caller,
+  rs: number,
+  ss: number | null | undefined,
+  action: Action,
+): Promise<Resource> {
+  return (await authorizeResourceAccess(d.kv, caller, { rs, ss, type: "FILE" }, action)).resource;
+}
+
+/** Where a move or copy goes: folder `pfs` of drive `ts` (upload permission), or the caller's root. */
+function destination(d: Deps, caller: Caller, body: z.infer<typeof TargetBody>) {
+  if (body.pfs == null && body.ts != null && body.ts !== caller.userSeq) {
+    fail("REQUEST_001", "pfs: required when ts names another user's drive", "pfs");
+  }
+  return authorizeFolderTarget(d.kv, caller, { pfs: body.pfs, ss: body.ts }, "upload");
+}
+
+export function filesManageApi(d: Deps) {
+  const app = newOpenApiApp<ApiEnv>();
+
+  app.openapi(renameRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const caller = c.get("caller");
+    const file = await authorizedFile(d, caller, resourceSeq, body.ss, "edit");
+    const auto = body.ncp === "AUTO";
+    if (!auto && body.pfs != null && body.pfs !== file.parentRs) {
+      fail("REQUEST_001", `pfs: file ${resourceSeq} is not in folder ${body.pfs}`, "pfs");
+    }
+    const renamed = await renameResource(d, {
+      rs: resourceSeq,
+      name: body.rn,
+      onConflict: auto ? "rename" : "fail",
+      actorSeq: caller.userSeq,
+    });
+    return ok(c, { name: renamed.name }, 200);
+  });
+
+  app.openapi(moveRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const caller = c.get("caller");
+    await authorizedFile(d, caller, resourceSeq, body.ss, "edit");
+    const target = await destination(d, caller, body);
+    const moved = await moveFileToDrive(d, {
+      rs: resourceSeq,
+      destOwnerSeq: target.ownerSeq,
+      destParentRs: target.parentRs,
+      actorSeq: caller.userSeq,
+    });
+    return ok(c, toResourceItem(moved), 200);
+  });
+
+  app.openapi(copyRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const caller = c.get("caller");
+    await authorizedFile(d, caller, resourceSeq, body.ss, "download");
+    const target = await destination(d, caller, body);
+    const copy = await copyFile(d, {
+      rs: resourceSeq,
+      destOwnerSeq: target.ownerSeq,
+      destParentRs: target.parentRs,
+      actorSeq: caller.userSeq,
+    });
+    return ok(c, { resourceSeq: copy.rs, resourceName: copy.name }, 201);
+  });
+
+  app.openapi(deleteRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    const { ss } = c.req.valid("query");
+    const caller = c.get("caller");
+    await authorizedFile(d, caller, resourceSeq, ss, "delete");
+    const trashed = await trashResource(d, { rs: resourceSeq, actorSeq: caller.userSeq });
+    return ok(c, { resourceSeq, trashedAt: toIso(trashed.trashedAt!) }, 200);
+  });
+
+  app.openapi(versionsRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    const { ss } = c.req.valid("query");
+    const file = await authorizedFile(d, c.get("caller"), resourceSeq, ss, "view");
+    const items = (await listVersions(d.kv, resourceSeq)).map((v) => ({
+      version: v.version,
+      size: v.size,
+      sha256: v.sha256,
+      createdAt: toIso(v.createdAt),
+      createdBy: v.createdBy,
+      reason: v.reason,
+      current: v.version === file.version,
+    }));
+    return ok(c, { items }, 200);
+  });
+
+  return app;
+}

@@ -1,0 +1,240 @@
+/** Folder endpoints: create, rename, move and delete (to trash). ZIP download: folder_zip.ts. */
+import { createRoute, z } from "@hono/zod-openapi";
+import {
+  type Action,
+  authorizeFolderTarget,
+  authorizeResourceAccess,
+  type Caller,
+} from "../../kv/sharing/authorize.ts";
+import type { Deps } from "../../kv/deps.ts";
+import {
+  createFolder,
+  isDriveError,
+  moveResource,
+  renameResource,
+  trashResource,
+} from "../../kv/tree/drive.ts";
+import { fail } from "../../kv/errors.ts";
+import { type Resource, toIso } from "../../kv/tree/resources.ts";
+import { type ApiEnv, requireWrite } from "../http/auth.ts";
+import { ok } from "../http/envelope.ts";
+import { bodySeq, errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import {
+  CreatedResourceSchema,
+  NameField,
+  ResourceItemSchema,
+  RsParams,
+  SsQuery,
+  toResourceItem,
+  TrashedResourceSchema,
+} from "../http/schemas.ts";
+
+const CreateFolderBody = z.object({
+  fn: NameField("fn"),
+  pfs: bodySeq("Parent folder seq; omitted = drive root. Required when ss is sent."),
+  ss: bodySeq("Sharing user's seq when creating inside a folder shared with the caller"),
+}).openapi("CreateFolderRequest");
+
+const RenameFolderBody = z.object({
+  rn: NameField("rn"),
+  ss: bodySeq("Owner's user seq when the folder is shared with the caller"),
+  pfs: bodySeq(
+    "The folder's parent; accepted for compatibility, when given it must be that parent",
+  ),
+}).openapi("RenameFolderRequest");
+
+const MoveFolderBody = z.object({
+  ts: bodySeq("Owner of the destination drive; a folder cannot change drives (RESOURCE_017)"),
+  pfs: bodySeq("Destination folder; omitted = the caller's drive root"),
+  ss: bodySeq("Owner's user seq when the folder is shared with the caller"),
+}).openapi("MoveFolderRequest");
+
+const COMMON = ["RESOURCE_002", "RESOURCE_005", "PERMISSION_002", "PERMISSION_004"] as const;
+
+const createFolderRoute = createRoute({
+  method: "post",
+  path: "/folders",
+  tags: ["Folders"],
+  summary: "Create a folder",
+  middleware: [requireWrite] as const,
+  request: {
+    body: { required: true, content: { "application/json": { schema: CreateFolderBody } } },
+  },
+  responses: {
+    ...jsonOk(
+      CreatedResourceSchema,
+      "Created",
+      201,
+    ),
+    ...errorResponses(
+      "AUTH_003",
+      "RESOURCE_003",
+      "RESOURCE_004",
+      "RESOURCE_005",
+      "RESOURCE_008",
+      "RESOURCE_014",
+      "PERMISSION_002",
+      "PERMISSION_004",
+    ),
+  },
+});
+
+const renameFolderRoute = createRoute({
+  method: "patch",
+  path: "/folders/{resourceSeq}/rename",
+  tags: ["Folders"],
+  summary: "Rename a folder (a taken name fails; there is no collision policy for folders)",
+  middleware: [requireWrite] as const,
+  request: {
+    params: RsParams,
+    body: { required: true, content: { "application/json": { schema: RenameFolderBody } } },
+  },
+  responses: {
+    ...jsonOk(z.object({ resourceSeq: z.number().int(), name: z.string() }), "Renamed"),
+    ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_003", "RESOURCE_004", "RESOURCE_010"),
+  },
+});
+
+const moveFolderRoute = createRoute({
+  method: "post",
+  path: "/folders/{resourceSeq}/move",
+  tags: ["Folders"],
+  summary: "Move a folder, with everything in it, to another folder of the same drive",
+  middleware: [requireWrite] as const,
+  request: {
+    params: RsParams,
+    body: { required: false, content: { "application/json": { schema: MoveFolderBody } } },
+  },
+  responses: {
+    ...jsonOk(ResourceItemSchema, "The moved folder"),
+    ...errorResponses(
+      "AUTH_003",
+      ...COMMON,
+      "RESOURCE_003",
+      "RESOURCE_007",
+      "RESOURCE_008",
+      "RESOURCE_010",
+      "RESOURCE_012",
+      "RESOURCE_014",
+      "RESOURCE_017",
+    ),
+  },
+});
+
+const deleteFolderRoute = createRoute({
+  method: "patch",
+  path: "/folders/{resourceSeq}/delete",
+  tags: ["Folders"],
+  summary: "Move a folder and its contents to the trash",
+  middleware: [requireWrite] as const,
+  request: { params: RsParams, query: SsQuery },
+  responses: {
+    ...jsonOk(
+      TrashedResourceSchema,
+      "The folder is in the trash",
+    ),
+    ...errorResponses(
+      "AUTH_003",
+      "RESOURCE_001",
+      "RESOURCE_005",
+      "RESOURCE_010",
+      "PERMISSION_002",
+      "PERMISSION_004",
+    ),
+  },
+});
+
+/** The folder `caller` may `action`, or the catalog error saying why not. */
+export async function authorizedFolder(
+  d: Deps,
+  caller: Caller,
+  rs: number,
+  ss: number | null | undefined,
+  action: Action,
+): Promise<Resource> {
+  return (await authorizeResourceAccess(d.kv, caller, { rs, ss, type: "FOLDER" }, action))
+    .resource;
+}
+
+export function foldersApi(d: Deps) {
+  const app = newOpenApiApp<ApiEnv>();
+
+  app.openapi(createFolderRoute, async (c) => {
+    const body = c.req.valid("json");
+    const caller = c.get("caller");
+    const target = await authorizeFolderTarget(d.kv, caller, body, "upload");
+    const folder = await createFolder(d, {
+      ownerSeq: target.ownerSeq,
+      parentRs: target.parentRs,
+      name: body.fn,
+      actorSeq: caller.userSeq,
+    });
+    return ok(c, { resourceSeq: folder.rs, resourceName: folder.name }, 201);
+  });
+
+  app.openapi(renameFolderRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const caller = c.get("caller");
+    const folder = await authorizedFolder(d, caller, resourceSeq, body.ss, "edit");
+    if (body.pfs != null && body.pfs !== folder.parentRs) {
+      fail("REQUEST_001", `pfs: folder ${resourceSeq} is not in folder ${body.pfs}`, "pfs");
+    }
+    const renamed = await renameResource(d, {
+      rs: resourceSeq,
+      name: body.rn,
+      onConflict: "fail",
+      actorSeq: caller.userSeq,
+    });
+    return ok(c, { resourceSeq, name: renamed.name }, 200);
+  });
+
+  app.openapi(moveFolderRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    const body = c.req.valid("json") ?? {};
+    const caller = c.get("caller");
+    const folder = await authorizedFolder(d, caller, resourceSeq, body.ss, "edit");
+    if (body.ts != null && body.ts !== folder.ownerSeq) {
+      fail("RESOURCE_017", "A folder cannot move to another user's drive; copy its files", "ts");
+    }
+    if (body.pfs == null && folder.ownerSeq !== caller.userSeq) {
+      fail("REQUEST_001", "pfs: required when moving a folder shared with the caller", "pfs");
+    }
+    const target = await authorizeFolderTarget(
+      d.kv,
+      caller,
+      { pfs: body.pfs, ss: body.ts },
+      "upload",
+    );
+    if (target.ownerSeq !== folder.ownerSeq) {
+      fail("RESOURCE_017", "A folder cannot move to another user's drive; copy its files", "pfs");
+    }
+    const moved = await moveResource(d, {
+      rs: resourceSeq,
+      destParentRs: target.parentRs,
+      actorSeq: caller.userSeq,
+    });
+    return ok(c, toResourceItem(moved), 200);
+  });
+
+  app.openapi(deleteFolderRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    const { ss } = c.req.valid("query");
+    const caller = c.get("caller");
+    try {
+      await authorizedFolder(d, caller, resourceSeq, ss, "delete");
+    } catch (err) {
+      // The spec's code for a folder delete that finds nothing to delete.
+      if (isDriveError(err, "RESOURCE_002")) fail("RESOURCE_001", err.message, "resourceSeq");
+      throw err;
+    }
+    const trashed = await trashResource(d, {
+      rs: resourceSeq,
+      actorSeq: caller.userSeq,
+      notFound: "RESOURCE_001",
+    });
+    return ok(c, { resourceSeq, trashedAt: toIso(trashed.trashedAt!) }, 200);
+  });
+
+  return app;
+}

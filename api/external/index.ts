@@ -1,0 +1,58 @@
+/** The drive external API under /api/external/v1: authentication, the areas, and the OpenAPI document. */
+import type { Deps } from "../../kv/deps.ts";
+import { type ApiEnv, requireApiKey } from "../http/auth.ts";
+import { externalApiError } from "../http/errors.ts";
+import { filesApi } from "./files.ts";
+import { foldersApi } from "./folders.ts";
+import { folderZipApi } from "./folder_zip.ts";
+import { resourcesApi } from "./resources.ts";
+import { trashApi } from "./trash.ts";
+import { documentsApi } from "./documents.ts";
+import { pinnedApi } from "./pinned.ts";
+import { sharedApi } from "./shared.ts";
+import { sharesApi } from "./shares.ts";
+import { newOpenApiApp } from "../http/openapi.ts";
+import { API_DOCS_HTML } from "../http/docs_page.ts";
+import { webOfficeApi } from "./web_office.ts";
+
+export const EXTERNAL_BASE = "/api/external/v1";
+
+/** Paths reachable without an API key (the second request of a download-token flow, the docs). */
+const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", "/files/download", "/folders/download"]);
+
+export function externalApi(d: Deps) {
+  const app = newOpenApiApp<ApiEnv>();
+  app.onError(externalApiError);
+
+  const auth = requireApiKey(d.kv);
+  app.use("*", async (c, next) => {
+    const sub = c.req.path.slice(EXTERNAL_BASE.length);
+    if (PUBLIC_PATHS.has(sub)) return await next();
+    return await auth(c, next);
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
+    type: "http",
+    scheme: "bearer",
+    description: "API key issued by the admin API (POST /admin/api/keys)",
+  });
+
+  app.route("/", foldersApi(d));
+  app.route("/", folderZipApi(d));
+  app.route("/", resourcesApi(d));
+  app.route("/", trashApi(d));
+  app.route("/", documentsApi(d));
+  app.route("/", sharesApi(d));
+  app.route("/", sharedApi(d));
+  app.route("/", pinnedApi(d));
+  app.route("/", filesApi(d));
+  app.route("/web-office", webOfficeApi(d));
+
+  app.get("/docs", (c) => c.html(API_DOCS_HTML));
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: { title: "Drive external API", version: "v1" },
+    servers: [{ url: EXTERNAL_BASE }],
+    security: [{ apiKey: [] }],
+  });
+  return app;
+}

@@ -1,0 +1,112 @@
+/**
+ * Pinned folders (/pinned-folders). Changing the pinned list is not a write operation in the
+ * spec's sense: a key with only api:read may pin and unpin.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Deps } from "../../kv/deps.ts";
+import { addPin, listPins, type Pin, removePin } from "../../kv/sharing/pins.ts";
+import { toIso } from "../../kv/tree/resources.ts";
+import type { ApiEnv } from "../http/auth.ts";
+import { ok } from "../http/envelope.ts";
+import { bodySeq, errorResponses, jsonOk, newOpenApiApp, seqParam } from "../http/openapi.ts";
+
+const PinnedFolderSchema = z.object({
+  pinnedFolderSeq: z.number().int(),
+  resourceSeq: z.number().int(),
+  sharedByUserSeq: z.number().int().openapi({
+    description: "Owner of the folder; the caller's own seq for an own folder",
+  }),
+  resourceName: z.string(),
+  resourceType: z.literal("FOLDER"),
+  pinnedAt: z.string(),
+}).openapi("PinnedFolder");
+
+function pinView(p: Pin) {
+  return {
+    pinnedFolderSeq: p.pinnedFolderSeq,
+    resourceSeq: p.rs,
+    sharedByUserSeq: p.ownerSeq,
+    resourceName: p.resourceName,
+    resourceType: "FOLDER" as const,
+    pinnedAt: toIso(p.pinnedAt),
+  };
+}
+
+const tags = ["Pinned folders"];
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/pinned-folders",
+  tags,
+  summary: "The caller's pinned folders, in pin order",
+  responses: {
+    ...jsonOk(z.object({ items: z.array(PinnedFolderSchema) }), "Pins"),
+    ...errorResponses(),
+  },
+});
+
+const addRoute = createRoute({
+  method: "post",
+  path: "/pinned-folders",
+  tags,
+  summary: "Pin a folder (own, or shared with the caller: send ss)",
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({
+            rs: z.number({ error: "rs is required and must be a folder seq" }).int().positive(),
+            ss: bodySeq("Folder owner's user seq; required for a folder shared with the caller"),
+          }).openapi("PinFolderRequest"),
+        },
+      },
+    },
+  },
+  responses: {
+    ...jsonOk(PinnedFolderSchema, "Pinned", 201),
+    ...errorResponses(
+      "RESOURCE_002",
+      "RESOURCE_005",
+      "PERMISSION_001",
+      "PERMISSION_002",
+      "PINNED_FOLDER_002",
+      "PINNED_FOLDER_003",
+    ),
+  },
+});
+
+const removeRoute = createRoute({
+  method: "delete",
+  path: "/pinned-folders/{pinnedFolderSeq}",
+  tags,
+  summary: "Remove one of the caller's pins",
+  request: { params: z.object({ pinnedFolderSeq: seqParam("pinnedFolderSeq") }) },
+  responses: {
+    ...jsonOk(z.object({ pinnedFolderSeq: z.number().int() }), "Removed"),
+    ...errorResponses("PINNED_FOLDER_001"),
+  },
+});
+
+export function pinnedApi(d: Deps) {
+  const app = newOpenApiApp<ApiEnv>();
+
+  app.openapi(listRoute, async (c) => {
+    const pins = await listPins(d.kv, c.get("caller"));
+    return ok(c, { items: pins.map(pinView) });
+  });
+
+  app.openapi(addRoute, async (c) => {
+    const body = c.req.valid("json");
+    const pin = await addPin(d.kv, c.get("caller"), body.rs, body.ss);
+    return ok(c, pinView(pin), 201);
+  });
+
+  app.openapi(removeRoute, async (c) => {
+    const { pinnedFolderSeq } = c.req.valid("param");
+    await removePin(d.kv, c.get("caller"), pinnedFolderSeq);
+    return ok(c, { pinnedFolderSeq });
+  });
+
+  return app;
+}

@@ -1,0 +1,238 @@
+/**
+ * GET /shared: what is shared with the caller, cursor-paginated from index keys
+ * (kv/shared_list.ts), and the star marks its entries report (POST/DELETE /shared/{rs}/star).
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { authorizeResourceAccess } from "../../kv/sharing/authorize.ts";
+import type { Deps } from "../../kv/deps.ts";
+import { fail } from "../../kv/errors.ts";
+import { toIso } from "../../kv/tree/resources.ts";
+import {
+  FILE_TYPES,
+  type FileTypeFilter,
+  listSharedWithMe,
+  SHARED_SORTS,
+  type SharedListItem,
+  type SharedListQuery,
+  type SharedSort,
+  starResource,
+  unstarResource,
+} from "../../kv/sharing/shared_list.ts";
+import { findUserByAccountId } from "../../kv/identity/users.ts";
+import type { ApiEnv } from "../http/auth.ts";
+import { ok } from "../http/envelope.ts";
+import { errorResponses, jsonOk, newOpenApiApp, optionalSeq, seqParam } from "../http/openapi.ts";
+import { PermissionsSchema } from "../http/schemas.ts";
+import { directory } from "./shares.ts";
+
+export const MAX_PAGE_SIZE = 100;
+
+const lower = (v: unknown) => typeof v === "string" ? v.toLowerCase() : v;
+const DateParam = (what: string) =>
+  z.string().regex(/^\d{4}-\d{2}-\d{2}/, "must be a date (YYYY-MM-DD)").optional().openapi({
+    description: what,
+  });
+
+const SharedQuery = z.object({
+  ps: z.coerce.number({ error: "ps is required and must be an integer" }).int().min(1)
+    .max(MAX_PAGE_SIZE).openapi({ description: `Page size, 1 to ${MAX_PAGE_SIZE}` }),
+  rt: z.enum(["FILE", "FOLDER"]).optional(),
+  ft: z.enum(Object.keys(FILE_TYPES) as [FileTypeFilter, ...FileTypeFilter[]]).optional(),
+  oi: z.string().max(254).optional().openapi({ description: "Owner's account id" }),
+  sd: DateParam("Start of the modified-date range (inclusive); needs ed"),
+  ed: DateParam("End of the modified-date range (inclusive); needs sd"),
+  sb: z.preprocess(lower, z.enum(SHARED_SORTS)).optional(),
+  so: z.preprocess(lower, z.enum(["asc", "desc"])).optional(),
+  ci: optionalSeq("Cursor id from the previous page (cursor.ci)", "ci"),
+  cv: z.string().max(1100).optional().openapi({
+    description: "Cursor value from the previous page (cursor.cv)",
+  }),
+  ct: z.preprocess(lower, z.enum(SHARED_SORTS)).optional().openapi({
+    description: "Cursor type from the previous page (cursor.ct)",
+  }),
+});
+
+const SharedEntrySchema = z.object({
+  resourceSeq: z.number().int(),
+  resourceName: z.string(),
+  resourceType: z.enum(["FILE", "FOLDER"]),
+  size: z.number().int(),
+  contentType: z.string().nullable(),
+  updatedAt: z.string(),
+  ownerSeq: z.number().int(),
+  ownerAccountId: z.string().nullable(),
+  ownerName: z.string().nullable(),
+  tenantId: z.number().int(),
+  tenantName: z.string().nullable(),
+  shareSeq: z.number().int(),
+  shareType: z.enum(["SPECIFIC_USERS", "ORG_LINK", "PUBLIC_LINK"]),
+  sharedVia: z.enum(["RECIPIENT", "LINK"]),
+  sharedAt: z.string(),
+  registeredBySeq: z.number().int(),
+  registeredByName: z.string().nullable(),
+  changedBySeq: z.number().int(),
+  changedByName: z.string().nullable(),
+  changedAt: z.string(),
+  lastOpenedAt: z.string().nullable(),
+  permissions: PermissionsSchema,
+  isStarred: z.boolean(),
+  starredSeq: z.number().int().nullable(),
+}).openapi("SharedEntry");
+
+const CursorSchema = z.object({
+  ci: z.number().int(),
+  cv: z.string(),
+  ct: z.enum(SHARED_SORTS),
+}).openapi("SharedCursor");
+
+const sharedRoute = createRoute({
+  method: "get",
+  path: "/shared",
+  tags: ["Shares"],
+  summary: "What is shared with the caller",
+  request: { query: SharedQuery },
+  responses: {
+    ...jsonOk(
+      z.object({ items: z.array(SharedEntrySchema), cursor: CursorSchema.nullable() }),
+      "One page",
+    ),
+    ...errorResponses("RESOURCE_018"),
+  },
+});
+
+const StarResult = z.object({
+  resourceSeq: z.number().int(),
+  isStarred: z.boolean(),
+  starredSeq: z.number().int().nullable(),
+});
+const starParams = z.object({ resourceSeq: seqParam("resourceSeq") });
+const starQuery = z.object({ ss: optionalSeq("Owner's user seq for a resource shared with you") });
+
+const starRoute = createRoute({
+  method: "post",
+  path: "/shared/{resourceSeq}/star",
+  tags: ["Shares"],
+  summary: "Star a resource (personal mark, like pins: api:read suffices)",
+  request: { params: starParams, query: starQuery },
+  responses: {
+    ...jsonOk(StarResult, "Starred"),
+    ...errorResponses("RESOURCE_002", "PERMISSION_002"),
+  },
+});
+
+const unstarRoute = createRoute({
+  method: "delete",
+  path: "/shared/{resourceSeq}/star",
+  tags: ["Shares"],
+  summary: "Remove the caller's star",
+  request: { params: starParams },
+  responses: { ...jsonOk(StarResult, "Not starred"), ...errorResponses() },
+});
+
+function dayStart(date: string, field: string): number {
+  const ms = Date.parse(`${date.slice(0, 10)}T00:00:00.000Z`);
+  if (!Number.isFinite(ms)) fail("REQUEST_001", `${field}: not a valid date`, field);
+  return ms;
+}
+
+type Query = z.infer<typeof SharedQuery>;
+
+async function toListQuery(d: Deps, q: Query): Promise<SharedListQuery> {
+  // sb and so only count together (spec); the default is newest share first.
+  const sb: SharedSort = q.sb && q.so ? q.sb : "share";
+  const so = q.sb && q.so ? q.so : "desc";
+  const out: SharedListQuery = { ps: q.ps, rt: q.rt, ft: q.ft, sb, so };
+  if (q.oi !== undefined) {
+    out.ownerSeq = (await findUserByAccountId(d.kv, q.oi))?.userSeq ?? -1;
+  }
+  if (q.sd && q.ed) {
+    out.updatedFrom = dayStart(q.sd, "sd");
+    out.updatedTo = dayStart(q.ed, "ed") + 86_400_000 - 1;
+    if (out.updatedFrom > out.updatedTo) fail("REQUEST_001", "sd must not be after ed", "sd");
+  }
+  const parts = [q.ci, q.cv, q.ct].filter((x) => x !== undefined).length;
+  if (parts > 0) {
+    if (parts < 3 || q.ct !== sb) {
+      fail("RESOURCE_018", "Send ci, cv and ct together, from a page with the same sort", "ct");
+    }
+    let cv: string | number = q.cv!;
+    if (sb !== "name") {
+      if (!/^\d{1,16}$/.test(q.cv!)) fail("RESOURCE_018", "cv does not fit this cursor", "cv");
+      cv = Number(q.cv);
+    }
+    out.cursor = { ci: q.ci!, cv };
+  }
+  return out;
+}
+
+async function entriesView(d: Deps, items: SharedListItem[]) {
+  const dir = directory(d.kv);
+  return await Promise.all(items.map(async ({ entry, share, resource, permissions, star }) => {
+    const target = share.targets.find((t) => t.userSeq === entry.userSeq);
+    const registeredBy = target?.addedBy ?? share.createdBy;
+    const [owner, tenant, registrar, changer] = await Promise.all([
+      dir.user(resource.ownerSeq),
+      dir.tenant(resource.tenantId),
+      dir.user(registeredBy),
+      dir.user(share.updatedBy),
+    ]);
+    return {
+      resourceSeq: resource.rs,
+      resourceName: resource.name,
+      resourceType: resource.type,
+      size: resource.size,
+      contentType: resource.mime,
+      updatedAt: toIso(resource.updatedAt),
+      ownerSeq: resource.ownerSeq,
+      ownerAccountId: owner?.accountId ?? null,
+      ownerName: owner?.name ?? null,
+      tenantId: resource.tenantId,
+      tenantName: tenant?.name ?? null,
+      shareSeq: share.shareSeq,
+      shareType: share.type,
+      sharedVia: entry.via === "target" ? "RECIPIENT" as const : "LINK" as const,
+      sharedAt: toIso(entry.sharedAt),
+      registeredBySeq: registeredBy,
+      registeredByName: registrar?.name ?? null,
+      changedBySeq: share.updatedBy,
+      changedByName: changer?.name ?? null,
+      changedAt: toIso(share.updatedAt),
+      lastOpenedAt: entry.openedAt === null ? null : toIso(entry.openedAt),
+      permissions,
+      isStarred: star !== null,
+      starredSeq: star?.starredSeq ?? null,
+    };
+  }));
+}
+
+export function sharedApi(d: Deps) {
+  const app = newOpenApiApp<ApiEnv>();
+
+  app.openapi(sharedRoute, async (c) => {
+    const q = await toListQuery(d, c.req.valid("query"));
+    const page = await listSharedWithMe(d.kv, c.get("caller"), q);
+    return ok(c, {
+      items: await entriesView(d, page.items),
+      cursor: page.next ? { ...page.next, cv: String(page.next.cv) } : null,
+    });
+  });
+
+  app.openapi(starRoute, async (c) => {
+    const caller = c.get("caller");
+    const { resourceSeq } = c.req.valid("param");
+    await authorizeResourceAccess(d.kv, caller, {
+      rs: resourceSeq,
+      ss: c.req.valid("query").ss,
+    }, "view");
+    const star = await starResource(d.kv, caller.userSeq, resourceSeq);
+    return ok(c, { resourceSeq, isStarred: true, starredSeq: star.starredSeq });
+  });
+
+  app.openapi(unstarRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    await unstarResource(d.kv, c.get("caller").userSeq, resourceSeq);
+    return ok(c, { resourceSeq, isStarred: false, starredSeq: null });
+  });
+
+  return app;
+}

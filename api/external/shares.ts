@@ -1,0 +1,620 @@
+/**
+ * Share endpoints under /shares: share types, create / read / change / delete, recipients,
+ * recipient search and the share-link lookup. Rules live in kv/shares.ts; this file only
+ * validates, calls and shapes responses (documented in docs/api.md, section Shares).
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { authorizeResourceAccess, type Caller } from "../../kv/sharing/authorize.ts";
+import type { Deps } from "../../kv/deps.ts";
+import { loadPath, toIso } from "../../kv/tree/resources.ts";
+import { lookupLinkForCaller } from "../../kv/sharing/share_links.ts";
+import {
+  changeShare,
+  createShare,
+  deleteShare,
+  setShareTargets,
+  type ShareInput,
+  type TargetInput,
+} from "../../kv/sharing/share_writes.ts";
+import {
+  flagsToPermissions,
+  hierarchyTypes,
+  intersectFlags,
+  isExpired,
+  linkUrlOf,
+  loadShareFor,
+  policyCap,
+  policyOf,
+  type Share,
+  shareOfResource,
+} from "../../kv/sharing/shares.ts";
+import { getTenant, type ShareType, type Tenant } from "../../kv/identity/tenants.ts";
+import {
+  findUserByAccountId,
+  findUserByEmail,
+  getUser,
+  iterateUsers,
+  type User,
+} from "../../kv/identity/users.ts";
+import { type ApiEnv, requireWrite } from "../http/auth.ts";
+import { ok } from "../http/envelope.ts";
+import {
+  bodySeq,
+  errorResponses,
+  jsonOk,
+  newOpenApiApp,
+  optionalSeq,
+  seqParam,
+} from "../http/openapi.ts";
+import { PermissionsSchema } from "../http/schemas.ts";
+
+const SHARE_TYPES = ["SPECIFIC_USERS", "ORG_LINK", "PUBLIC_LINK"] as const;
+const TYPE_NAMES: Record<ShareType, string> = {
+  SPECIFIC_USERS: "Specific users",
+  ORG_LINK: "Anyone in the organization",
+  PUBLIC_LINK: "Anyone with the link",
+};
+export const MAX_SEARCH_RESULTS = 20;
+/** How many users of the caller's tenant one search looks at (partial matches). */
+const MAX_SEARCH_SCAN = 5000;
+
+// ---------------------------------------------------------------- schemas
+
+const Flag = (what: string) => z.boolean().optional().openapi({ description: what });
+const FlagFields = {
+  cv: Flag("View; the prerequisite of every other flag"),
+  ce: Flag("Edit (also allows delete)"),
+  cd: Flag("Download"),
+  cu: Flag("Upload"),
+  cs: Flag("Re-share (set recipients); never for ORG_LINK / PUBLIC_LINK"),
+};
+const TargetInputSchema = z.object({
+  us: z.number().int().positive(),
+  cv: z.boolean(),
+  ce: z.boolean(),
+  cd: z.boolean(),
+  cu: z.boolean(),
+  cs: z.boolean(),
+  se: z.boolean().optional().openapi({ description: "Send this recipient a notification" }),
+}).openapi("ShareTargetInput");
+const ShareTypeEnum = z.enum(SHARE_TYPES);
+const Password = z.string().min(4, "must be at least 4 characters").max(128);
+const ExpireDate = z.string().max(40).openapi({
+  description: "ISO date (valid through that day, UTC) or date-time; must be in the future",
+  example: "2030-12-31",
+});
+
+const CreateShareBody = z.object({
+  rs: z.number().int().positive(),
+  st: ShareTypeEnum,
+  ...FlagFields,
+  ts: z.array(TargetInputSchema).optional(),
+  password: Password.optional().openapi({ description: "ORG_LINK / PUBLIC_LINK only" }),
+  expireDate: ExpireDate.optional(),
+}).openapi("CreateShareRequest");
+
+const ChangeShareBody = z.object({
+  st: ShareTypeEnum,
+  ...FlagFields,
+  ts: z.array(TargetInputSchema).optional().openapi({
+    description: "Replaces the recipients (SPECIFIC_USERS only); omitted = unchanged",
+  }),
+  password: Password.nullable().optional().openapi({
+    description: "Omitted = unchanged, null = removed",
+  }),
+  expireDate: ExpireDate.nullable().optional().openapi({
+    description: "Omitted = unchanged, null = removed",
+  }),
+}).openapi("ChangeShareRequest");
+
+const TargetsBody = z.object({
+  ts: z.array(TargetInputSchema).optional(),
+  ss: bodySeq("Owner's user seq when the caller is a re-sharing recipient"),
+}).openapi("SetShareTargetsRequest");
+
+const RecipientSchema = z.object({
+  userSeq: z.number().int(),
+  accountId: z.string(),
+  name: z.string(),
+  email: z.string(),
+  tenantId: z.number().int(),
+  tenantName: z.string().nullable(),
+  status: z.enum(["ACTIVE", "EXPIRED", "REMOVED"]).openapi({
+    description: "ACTIVE; EXPIRED when the share expired; REMOVED when the user no longer exists",
+  }),
+  permissions: PermissionsSchema,
+  sharedAt: z.string(),
+  sharedBySeq: z.number().int(),
+  changedAt: z.string(),
+  changedBySeq: z.number().int(),
+}).openapi("ShareRecipient");
+
+const ShareSchema = z.object({
+  shareSeq: z.number().int(),
+  resourceSeq: z.number().int(),
+  resourceName: z.string(),
+  resourceType: z.enum(["FILE", "FOLDER"]),
+  ownerSeq: z.number().int(),
+  shareType: ShareTypeEnum,
+  permissions: PermissionsSchema,
+  password: z.null().openapi({ description: "Never returned; see isPasswordEnabled" }),
+  isPasswordEnabled: z.boolean(),
+  expireDate: z.string().nullable(),
+  isExpired: z.boolean(),
+  linkUrl: z.string().nullable(),
+  modifiable: z.boolean(),
+  targets: z.array(RecipientSchema),
+  createdAt: z.string(),
+  createdBySeq: z.number().int(),
+  updatedAt: z.string(),
+  updatedBySeq: z.number().int(),
+}).openapi("Share");
+
+const ShareTypesSchema = z.object({
+  editable: z.boolean(),
+  allowSpecificUsers: z.boolean(),
+  allowOrgLink: z.boolean(),
+  allowPublic: z.boolean(),
+  shareTypes: z.array(z.object({
+    code: ShareTypeEnum,
+    name: z.string(),
+    allowedPermissions: z.array(z.string()),
+  })),
+  currentShareSeq: z.number().int().nullable(),
+  currentType: ShareTypeEnum.nullable(),
+  fixedType: ShareTypeEnum.nullable().openapi({
+    description: "The type another resource of the hierarchy imposes, if any",
+  }),
+}).openapi("ShareTypes");
+
+const SearchItem = z.object({
+  userSeq: z.number().int(),
+  accountId: z.string(),
+  name: z.string(),
+  email: z.string(),
+  tenantId: z.number().int(),
+  tenantName: z.string().nullable(),
+  sameTenant: z.boolean(),
+  isRecipient: z.boolean(),
+}).openapi("ShareUserSearchItem");
+
+const LinkLookupSchema = z.object({
+  resourceSeq: z.number().int(),
+  resourceName: z.string(),
+  resourceType: z.enum(["FILE", "FOLDER"]),
+  ownerSeq: z.number().int(),
+  ownerName: z.string().nullable(),
+  shareSeq: z.number().int(),
+  shareType: ShareTypeEnum,
+  isPublicLink: z.boolean(),
+  redirectUrl: z.string(),
+  permissions: PermissionsSchema,
+}).openapi("ShareLinkLookup");
+
+const ShareSeqParams = z.object({ shareSeq: seqParam("shareSeq") });
+const SsQuery = z.object({ ss: optionalSeq("Owner's user seq; required when not the owner") });
+
+// ---------------------------------------------------------------- views
+
+type TargetBody = z.infer<typeof TargetInputSchema>;
+
+function targetsOf(ts: TargetBody[] | undefined): TargetInput[] | undefined {
+  return ts?.map((t) => ({ us: t.us, cv: t.cv, ce: t.ce, cd: t.cd, cu: t.cu, cs: t.cs, se: t.se }));
+}
+
+function shareInputOf(body: z.infer<typeof ChangeShareBody>): ShareInput {
+  return {
+    st: body.st,
+    cv: body.cv,
+    ce: body.ce,
+    cd: body.cd,
+    cu: body.cu,
+    cs: body.cs,
+    ts: targetsOf(body.ts),
+    password: body.password,
+    expireDate: body.expireDate,
+  };
+}
+
+/** Memoized user and tenant lookups for one response. */
+export function directory(kv: Deno.Kv) {
+  const users = new Map<number, Promise<User | null>>();
+  const tenants = new Map<number, Promise<Tenant | null>>();
+  return {
+    user(seq: number) {
+      if (!users.has(seq)) users.set(seq, getUser(kv, seq));
+      return users.get(seq)!;
+    },
+    tenant(id: number) {
+      if (!tenants.has(id)) tenants.set(id, getTenant(kv, id));
+      return tenants.get(id)!;
+    },
+  };
+}
+
+async function recipientsView(d: Deps, share: Share) {
+  const dir = directory(d.kv);
+  const policy = await policyOf(d.kv, share.tenantId);
+  const cap = intersectFlags(policyCap(policy, share.type), share.flags);
+  const expired = isExpired(share);
+  return await Promise.all(share.targets.map(async (t) => {
+    const user = await dir.user(t.userSeq);
+    const tenant = await dir.tenant(user?.tenantId ?? t.tenantId);
+    return {
+      userSeq: t.userSeq,
+      accountId: user?.accountId ?? "",
+      name: user?.name ?? "",
+      email: user?.email ?? "",
+      tenantId: user?.tenantId ?? t.tenantId,
+      tenantName: tenant?.name ?? null,
+      status: !user ? "REMOVED" as const : expired ? "EXPIRED" as const : "ACTIVE" as const,
+      permissions: flagsToPermissions(intersectFlags(t.flags, cap)),
+      sharedAt: toIso(t.addedAt),
+      sharedBySeq: t.addedBy,
+      changedAt: toIso(t.changedAt),
+      changedBySeq: t.changedBy,
+    };
+  }));
+}
+
+async function shareView(d: Deps, share: Share) {
+  const loaded = await loadPath(d.kv, share.rs);
+  const resource = loaded?.path[0];
+  // The type is fixed when another resource of the hierarchy is shared too.
+  const fixed = loaded ? await hierarchyTypes(d.kv, loaded.path, share.shareSeq) : new Set();
+  return {
+    shareSeq: share.shareSeq,
+    resourceSeq: share.rs,
+    resourceName: resource?.name ?? "",
+    resourceType: resource?.type ?? "FILE",
+    ownerSeq: share.ownerSeq,
+    shareType: share.type,
+    permissions: flagsToPermissions(share.flags),
+    password: null,
+    isPasswordEnabled: share.passwordHash !== null,
+    expireDate: share.expiresAt === null ? null : toIso(share.expiresAt),
+    isExpired: isExpired(share),
+    linkUrl: linkUrlOf(d.config.publicUrl, share),
+    modifiable: fixed.size === 0,
+    targets: await recipientsView(d, share),
+    createdAt: toIso(share.createdAt),
+    createdBySeq: share.createdBy,
+    updatedAt: toIso(share.updatedAt),
+    updatedBySeq: share.updatedBy,
+  };
+}
+
+async function searchUsers(
+  d: Deps,
+  caller: Caller,
+  sk: string,
+  exclude: Set<number>,
+  recipients: Set<number>,
+) {
+  const needle = sk.trim().toLowerCase();
+  const found = new Map<number, User>();
+  // Other tenants: only an exact e-mail or account name, so nobody can browse them.
+  for (const u of [await findUserByEmail(d.kv, needle), await findUserByAccountId(d.kv, needle)]) {
+    if (u) found.set(u.userSeq, u);
+  }
+  let scanned = 0;
+  for await (const u of iterateUsers(d.kv, caller.tenantId)) {
+    if (found.size >= MAX_SEARCH_RESULTS + exclude.size || ++scanned > MAX_SEARCH_SCAN) break;
+    if (u.email.toLowerCase().includes(needle) || u.accountId.toLowerCase().includes(needle)) {
+      found.set(u.userSeq, u);
+    }
+  }
+  const dir = directory(d.kv);
+  const users = [...found.values()].filter((u) => !exclude.has(u.userSeq))
+    .sort((a, b) =>
+      Number(b.tenantId === caller.tenantId) - Number(a.tenantId === caller.tenantId) ||
+      a.accountId.localeCompare(b.accountId)
+    )
+    .slice(0, MAX_SEARCH_RESULTS);
+  return await Promise.all(users.map(async (u) => ({
+    userSeq: u.userSeq,
+    accountId: u.accountId,
+    name: u.name,
+    email: u.email,
+    tenantId: u.tenantId,
+    tenantName: (await dir.tenant(u.tenantId))?.name ?? null,
+    sameTenant: u.tenantId === caller.tenantId,
+    isRecipient: recipients.has(u.userSeq),
+  })));
+}
+
+// ---------------------------------------------------------------- routes
+
+const tags = ["Shares"];
+const SearchQuery = z.object({
+  sk: z.string({ error: "sk is required" }).trim().min(1, "must not be empty").max(254),
+  ss: optionalSeq("Owner's user seq; required when not the owner"),
+});
+
+const shareTypesRoute = createRoute({
+  method: "get",
+  path: "/shares/{resourceSeq}/share-types",
+  tags,
+  summary: "Share types the resource may use and the most each may grant",
+  request: { params: z.object({ resourceSeq: seqParam("resourceSeq") }), query: SsQuery },
+  responses: {
+    ...jsonOk(ShareTypesSchema, "Share types"),
+    ...errorResponses("RESOURCE_002", "PERMISSION_002"),
+  },
+});
+
+const createShareRoute = createRoute({
+  method: "post",
+  path: "/shares",
+  tags,
+  summary: "Share a resource (owner only)",
+  middleware: [requireWrite] as const,
+  request: {
+    body: { required: true, content: { "application/json": { schema: CreateShareBody } } },
+  },
+  responses: {
+    ...jsonOk(ShareSchema, "Created", 201),
+    ...errorResponses(
+      "AUTH_003",
+      "RESOURCE_002",
+      "PERMISSION_002",
+      "PERMISSION_003",
+      "SHARE_002",
+      "SHARE_003",
+      "SHARE_004",
+      "SHARE_005",
+      "SHARE_008",
+      "SHARE_009",
+      "SHARE_010",
+      "USER_001",
+    ),
+  },
+});
+
+const readShareRoute = createRoute({
+  method: "get",
+  path: "/shares/{shareSeq}",
+  tags,
+  summary: "Read a share (owner, or a user it reaches with ss)",
+  request: { params: ShareSeqParams, query: SsQuery },
+  responses: {
+    ...jsonOk(ShareSchema, "The share"),
+    ...errorResponses("SHARE_006", "PERMISSION_002"),
+  },
+});
+
+const changeShareRoute = createRoute({
+  method: "patch",
+  path: "/shares/{shareSeq}",
+  tags,
+  summary: "Change a share's type, permissions, recipients, password or expiry (owner only)",
+  middleware: [requireWrite] as const,
+  request: {
+    params: ShareSeqParams,
+    body: { required: true, content: { "application/json": { schema: ChangeShareBody } } },
+  },
+  responses: {
+    ...jsonOk(ShareSchema, "The changed share"),
+    ...errorResponses(
+      "AUTH_003",
+      "PERMISSION_003",
+      "SHARE_002",
+      "SHARE_003",
+      "SHARE_004",
+      "SHARE_006",
+      "SHARE_008",
+      "SHARE_009",
+      "SHARE_010",
+      "USER_001",
+    ),
+  },
+});
+
+const setTargetsRoute = createRoute({
+  method: "put",
+  path: "/shares/{shareSeq}/targets",
+  tags,
+  summary: "Replace the recipients (owner or re-share holder)",
+  middleware: [requireWrite] as const,
+  request: {
+    params: ShareSeqParams,
+    body: { required: true, content: { "application/json": { schema: TargetsBody } } },
+  },
+  responses: {
+    ...jsonOk(ShareSchema, "The share with its new recipients"),
+    ...errorResponses(
+      "AUTH_003",
+      "PERMISSION_002",
+      "PERMISSION_003",
+      "SHARE_003",
+      "SHARE_006",
+      "SHARE_009",
+      "SHARE_010",
+      "USER_001",
+    ),
+  },
+});
+
+const deleteShareRoute = createRoute({
+  method: "delete",
+  path: "/shares/{shareSeq}",
+  tags,
+  summary: "Remove a share (owner only): everyone loses access, links stop resolving",
+  middleware: [requireWrite] as const,
+  request: { params: ShareSeqParams },
+  responses: {
+    ...jsonOk(z.object({ shareSeq: z.number().int(), resourceSeq: z.number().int() }), "Removed"),
+    ...errorResponses("AUTH_003", "SHARE_006", "SHARE_010"),
+  },
+});
+
+const recipientsRoute = createRoute({
+  method: "get",
+  path: "/shares/{shareSeq}/users",
+  tags,
+  summary: "Current recipients",
+  request: { params: ShareSeqParams, query: SsQuery },
+  responses: {
+    ...jsonOk(z.object({ items: z.array(RecipientSchema) }), "Recipients"),
+    ...errorResponses("SHARE_006", "PERMISSION_002"),
+  },
+});
+
+const searchForShareRoute = createRoute({
+  method: "get",
+  path: "/shares/{shareSeq}/users/search",
+  tags,
+  summary: "Find users to add to an existing share",
+  request: { params: ShareSeqParams, query: SearchQuery },
+  responses: {
+    ...jsonOk(z.object({ items: z.array(SearchItem) }), "Matches"),
+    ...errorResponses("SHARE_006", "PERMISSION_002"),
+  },
+});
+
+const searchRoute = createRoute({
+  method: "get",
+  path: "/shares/users/search",
+  tags,
+  summary: "Find users for a share being composed",
+  request: { query: SearchQuery },
+  responses: {
+    ...jsonOk(z.object({ items: z.array(SearchItem) }), "Matches"),
+    ...errorResponses(),
+  },
+});
+
+const linkRoute = createRoute({
+  method: "get",
+  path: "/shares/link/{token}",
+  tags,
+  summary: "Resolve a share-link token for the key's account",
+  request: {
+    params: z.object({
+      token: z.string().max(200).openapi({ param: { name: "token", in: "path" } }),
+    }),
+  },
+  responses: {
+    ...jsonOk(LinkLookupSchema, "The linked resource"),
+    ...errorResponses("SHARE_007", "PERMISSION_002"),
+  },
+});
+
+export function sharesApi(d: Deps) {
+  const app = newOpenApiApp<ApiEnv>();
+
+  // Static paths first so "users" and "link" are never read as a share seq.
+  app.openapi(searchRoute, async (c) => {
+    const q = c.req.valid("query");
+    const caller = c.get("caller");
+    const exclude = new Set([q.ss ?? caller.userSeq]);
+    return ok(c, { items: await searchUsers(d, caller, q.sk, exclude, new Set()) });
+  });
+
+  app.openapi(linkRoute, async (c) => {
+    const caller = c.get("caller");
+    const found = await lookupLinkForCaller(d.kv, caller, c.req.valid("param").token);
+    const owner = await getUser(d.kv, found.resource.ownerSeq);
+    return ok(c, {
+      resourceSeq: found.resource.rs,
+      resourceName: found.resource.name,
+      resourceType: found.resource.type,
+      ownerSeq: found.resource.ownerSeq,
+      ownerName: owner?.name ?? null,
+      shareSeq: found.share.shareSeq,
+      shareType: found.share.type,
+      isPublicLink: found.share.type === "PUBLIC_LINK",
+      redirectUrl: linkUrlOf(d.config.publicUrl, found.share)!,
+      permissions: found.permissions,
+    });
+  });
+
+  app.openapi(shareTypesRoute, async (c) => {
+    const caller = c.get("caller");
+    const { resourceSeq } = c.req.valid("param");
+    const access = await authorizeResourceAccess(d.kv, caller, {
+      rs: resourceSeq,
+      ss: c.req.valid("query").ss,
+    }, "view");
+    const policy = await policyOf(d.kv, access.resource.tenantId);
+    const own = await shareOfResource(d.kv, resourceSeq);
+    const fixed = await hierarchyTypes(d.kv, access.path, own?.shareSeq ?? null);
+    const usable = (t: ShareType) => policy[t].allowed && (fixed.size === 0 || fixed.has(t));
+    return ok(c, {
+      editable: access.isOwner && fixed.size === 0,
+      allowSpecificUsers: usable("SPECIFIC_USERS"),
+      allowOrgLink: usable("ORG_LINK"),
+      allowPublic: usable("PUBLIC_LINK"),
+      shareTypes: SHARE_TYPES.filter(usable).map((code) => ({
+        code,
+        name: TYPE_NAMES[code],
+        allowedPermissions: policy[code].maxPermissions,
+      })),
+      currentShareSeq: own?.shareSeq ?? null,
+      currentType: own?.type ?? null,
+      fixedType: fixed.size === 1 ? [...fixed][0] : null,
+    });
+  });
+
+  app.openapi(createShareRoute, async (c) => {
+    const body: z.infer<typeof CreateShareBody> = c.req.valid("json");
+    const share = await createShare(d, c.get("caller"), body.rs, shareInputOf(body));
+    return ok(c, await shareView(d, share), 201);
+  });
+
+  app.openapi(readShareRoute, async (c) => {
+    const view = await loadShareFor(
+      d.kv,
+      c.get("caller"),
+      c.req.valid("param").shareSeq,
+      c.req.valid("query").ss,
+    );
+    return ok(c, await shareView(d, view.share));
+  });
+
+  app.openapi(changeShareRoute, async (c) => {
+    const body: z.infer<typeof ChangeShareBody> = c.req.valid("json");
+    const share = await changeShare(
+      d,
+      c.get("caller"),
+      c.req.valid("param").shareSeq,
+      shareInputOf(body),
+    );
+    return ok(c, await shareView(d, share));
+  });
+
+  app.openapi(setTargetsRoute, async (c) => {
+    const body = c.req.valid("json");
+    const share = await setShareTargets(d, c.get("caller"), c.req.valid("param").shareSeq, {
+      ts: targetsOf(body.ts) ?? [],
+      ss: body.ss,
+    });
+    return ok(c, await shareView(d, share));
+  });
+
+  app.openapi(deleteShareRoute, async (c) => {
+    const share = await deleteShare(d, c.get("caller"), c.req.valid("param").shareSeq);
+    return ok(c, { shareSeq: share.shareSeq, resourceSeq: share.rs });
+  });
+
+  app.openapi(recipientsRoute, async (c) => {
+    const view = await loadShareFor(
+      d.kv,
+      c.get("caller"),
+      c.req.valid("param").shareSeq,
+      c.req.valid("query").ss,
+    );
+    return ok(c, { items: await recipientsView(d, view.share) });
+  });
+
+  app.openapi(searchForShareRoute, async (c) => {
+    const q = c.req.valid("query");
+    const caller = c.get("caller");
+    const view = await loadShareFor(d.kv, caller, c.req.valid("param").shareSeq, q.ss);
+    const recipients = new Set(view.share.targets.map((t) => t.userSeq));
+    const items = await searchUsers(d, caller, q.sk, new Set([view.share.ownerSeq]), recipients);
+    return ok(c, { items });
+  });
+
+  return app;
+}

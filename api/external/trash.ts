@@ -1,0 +1,111 @@
+/** The caller's trash: list top-level trashed items, restore one, or delete one permanently. */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Deps } from "../../kv/deps.ts";
+import { toIso } from "../../kv/tree/resources.ts";
+import { listTrash, purgeTrashed, restoreTrashed } from "../../kv/tree/trash.ts";
+import { type ApiEnv, requireWrite } from "../http/auth.ts";
+import { ok } from "../http/envelope.ts";
+import { errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import { decodeCursor, encodeCursor, PageQuery } from "./resources.ts";
+import { ResourceItemSchema, RsParams, toResourceItem } from "../http/schemas.ts";
+
+const TrashItemSchema = ResourceItemSchema.extend({
+  trashedAt: z.string().openapi({ format: "date-time" }),
+}).openapi("TrashItem");
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/trash",
+  tags: ["Trash"],
+  summary: "The caller's trashed items (top level: a trashed folder stands for its contents)",
+  request: { query: PageQuery },
+  responses: {
+    ...jsonOk(
+      z.object({
+        items: z.array(TrashItemSchema),
+        nextCursor: z.string().nullable().openapi({ description: "null on the last page" }),
+      }),
+      "One page, in resourceSeq order",
+    ),
+    ...errorResponses("RESOURCE_018"),
+  },
+});
+
+const restoreRoute = createRoute({
+  method: "post",
+  path: "/trash/{resourceSeq}/restore",
+  tags: ["Trash"],
+  summary: "Restore to the old folder (or the drive root when that is gone); taken names get (n)",
+  middleware: [requireWrite] as const,
+  request: { params: RsParams },
+  responses: {
+    ...jsonOk(ResourceItemSchema, "The restored resource, with its name and parent now"),
+    ...errorResponses("AUTH_003", "RESOURCE_012", "RESOURCE_019"),
+  },
+});
+
+const purgeRoute = createRoute({
+  method: "delete",
+  path: "/trash/{resourceSeq}",
+  tags: ["Trash"],
+  summary: "Delete a trashed item and everything in it permanently, freeing its quota",
+  middleware: [requireWrite] as const,
+  request: { params: RsParams },
+  responses: {
+    ...jsonOk(
+      z.object({
+        resourceSeq: z.number().int(),
+        deletedResources: z.number().int(),
+        freedBytes: z.number().int().openapi({ description: "Bytes of every stored version" }),
+      }),
+      "Deleted",
+    ),
+    ...errorResponses("AUTH_003", "RESOURCE_012", "RESOURCE_019"),
+  },
+});
+
+export function trashApi(d: Deps) {
+  const app = newOpenApiApp<ApiEnv>();
+
+  app.openapi(listRoute, async (c) => {
+    const q = c.req.valid("query");
+    const caller = c.get("caller");
+    const binding = `trash:${caller.userSeq}`;
+    const page = await listTrash(d.kv, caller.userSeq, {
+      limit: q.ps,
+      cursor: decodeCursor(binding, q.cursor),
+    });
+    return ok(c, {
+      // An item restored between the index read and the record read is no longer listed.
+      items: page.items.filter((r) => r.trashedAt !== null).map((r) => ({
+        ...toResourceItem(r),
+        trashedAt: toIso(r.trashedAt!),
+      })),
+      nextCursor: encodeCursor(binding, page.cursor),
+    }, 200);
+  });
+
+  app.openapi(restoreRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    const caller = c.get("caller");
+    const restored = await restoreTrashed(d, {
+      ownerSeq: caller.userSeq,
+      rs: resourceSeq,
+      actorSeq: caller.userSeq,
+    });
+    return ok(c, toResourceItem(restored), 200);
+  });
+
+  app.openapi(purgeRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    const caller = c.get("caller");
+    const result = await purgeTrashed(d, { ownerSeq: caller.userSeq, rs: resourceSeq });
+    return ok(c, {
+      resourceSeq,
+      deletedResources: result.resources,
+      freedBytes: result.freedBytes,
+    }, 200);
+  });
+
+  return app;
+}

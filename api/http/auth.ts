@@ -1,0 +1,45 @@
+/** Bearer API-key authentication and the api:write scope rule of the external API. */
+import type { MiddlewareHandler } from "hono";
+import { type Scope, verifyApiKey } from "../../kv/identity/api_keys.ts";
+import type { Caller } from "../../kv/sharing/authorize.ts";
+import { fail } from "../../kv/errors.ts";
+import type { User } from "../../kv/identity/users.ts";
+
+export interface ApiCaller extends Caller {
+  user: User;
+  keyId: string;
+  scopes: Scope[];
+}
+
+export type ApiEnv = { Variables: { caller: ApiCaller } };
+
+export function bearerToken(header: string | undefined): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return m ? m[1] : null;
+}
+
+/** Requires a valid, unrevoked API key and sets `caller`. */
+export function requireApiKey(kv: Deno.Kv): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const token = bearerToken(c.req.header("authorization"));
+    if (!token) fail("AUTH_001", "Send the API key as Authorization: Bearer <key>");
+    const found = await verifyApiKey(kv, token);
+    if (!found) fail("AUTH_002", "The API key is unknown or revoked");
+    c.set("caller", {
+      userSeq: found.user.userSeq,
+      tenantId: found.user.tenantId,
+      user: found.user,
+      keyId: found.key.keyId,
+      scopes: found.key.scopes,
+    });
+    await next();
+  };
+}
+
+/** The api:write scope check; pinned folders and editor-session endpoints do not use it. */
+export const requireWrite: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  if (!c.get("caller").scopes.includes("api:write")) {
+    fail("AUTH_003", "This operation needs an API key with the api:write scope");
+  }
+  await next();
+};

@@ -1,0 +1,44 @@
+/**
+ * The single mapping from thrown errors to responses. Domain errors carry their catalog code;
+ * anything unexpected is logged server-side and answered as SERVICE_001 without details.
+ */
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { BlobNotFoundError } from "../../blobs/store.ts";
+import { DriveError } from "../../kv/errors.ts";
+import { errorEnvelope } from "./envelope.ts";
+
+export function toDriveError(err: unknown): DriveError {
+  if (err instanceof DriveError) return err;
+  if (err instanceof HTTPException) {
+    if (err.status === 400) {
+      return new DriveError("REQUEST_005", "The request body is not valid JSON");
+    }
+    if (err.status === 413) return new DriveError("REQUEST_002");
+    if (err.status === 415) return new DriveError("REQUEST_003");
+  }
+  if (err instanceof Error && /database is locked/i.test(err.message)) {
+    return new DriveError("SERVICE_002", "Storage is busy; retry the request");
+  }
+  // The content was replaced (and its old bytes deleted) between lookup and read.
+  if (err instanceof BlobNotFoundError) {
+    return new DriveError("SERVICE_002", "The content changed while it was read; retry");
+  }
+  console.error("unexpected error:", err);
+  return new DriveError("SERVICE_001", "Internal error");
+}
+
+/** onError of the external API: the JSON error envelope. */
+export function externalApiError(err: unknown, c: Context) {
+  const e = toDriveError(err);
+  return c.json(errorEnvelope(e.code, e.message), e.status as 400);
+}
+
+/** onError of the admin API: {error, message}. */
+export function adminApiError(err: unknown, c: Context) {
+  const e = toDriveError(err);
+  return c.json(
+    { error: e.code, message: e.message, ...(e.field ? { field: e.field } : {}) },
+    e.status as 400,
+  );
+}

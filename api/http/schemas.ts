@@ -1,0 +1,80 @@
+/** zod schemas shared by several areas of the external API, and the views that fill them. */
+import { z } from "@hono/zod-openapi";
+import { optionalSeq, seqParam } from "./openapi.ts";
+import type { Permissions } from "../../kv/sharing/authorize.ts";
+import { type Resource, toIso } from "../../kv/tree/resources.ts";
+
+export const PermissionsSchema = z.object({
+  canView: z.boolean(),
+  canEdit: z.boolean(),
+  canDownload: z.boolean(),
+  canUpload: z.boolean(),
+  canShare: z.boolean(),
+  canDelete: z.boolean(),
+}).openapi("Permissions");
+
+export const ResourceItemSchema = z.object({
+  resourceSeq: z.number().int(),
+  name: z.string(),
+  type: z.enum(["FILE", "FOLDER"]),
+  size: z.number().int().openapi({ description: "Bytes of the current content; 0 for folders" }),
+  contentType: z.string().nullable(),
+  parentSeq: z.number().int().nullable().openapi({
+    description: "Parent folder seq; null at the drive root",
+  }),
+  ownerSeq: z.number().int(),
+  version: z.number().int().openapi({
+    description: "Content version, increases on every content change",
+  }),
+  sha256: z.string().nullable(),
+  createdAt: z.string().openapi({ format: "date-time" }),
+  updatedAt: z.string().openapi({ format: "date-time" }),
+  permissions: PermissionsSchema.optional(),
+}).openapi("ResourceItem");
+
+export type ResourceItem = z.infer<typeof ResourceItemSchema>;
+
+export function toResourceItem(r: Resource, permissions?: Permissions): ResourceItem {
+  return {
+    resourceSeq: r.rs,
+    name: r.name,
+    type: r.type,
+    size: r.size,
+    contentType: r.mime,
+    parentSeq: r.parentRs,
+    ownerSeq: r.ownerSeq,
+    version: r.version,
+    sha256: r.sha256,
+    createdAt: toIso(r.createdAt),
+    updatedAt: toIso(r.updatedAt),
+    ...(permissions ? { permissions } : {}),
+  };
+}
+
+export const NameField = (name: string) =>
+  z.string({ error: `${name} is required and must be a string` }).openapi({
+    description: "1 to 255 characters; no '/', '\\' or control characters; not '.' or '..'",
+    example: "Reports",
+  });
+
+/** The `{resourceSeq}` path parameter of resource endpoints. */
+export const RsParams = z.object({ resourceSeq: seqParam("resourceSeq") });
+
+/** `?ss=`: the owner's user seq when the resource is shared with the caller. */
+export const SsQuery = z.object({
+  ss: optionalSeq("Owner's user seq when the resource is shared with the caller").openapi({
+    param: { name: "ss", in: "query" },
+  }),
+});
+
+/** `data` of create folder, upload and copy: the new resource and the name it got. */
+export const CreatedResourceSchema = z.object({
+  resourceSeq: z.number().int(),
+  resourceName: z.string(),
+}).openapi("CreatedResource");
+
+/** `data` of file and folder delete: what went to the trash, and when. */
+export const TrashedResourceSchema = z.object({
+  resourceSeq: z.number().int(),
+  trashedAt: z.string().openapi({ format: "date-time" }),
+}).openapi("TrashedResource");

@@ -1,0 +1,101 @@
+/**
+ * The browser side, served by the same process: the admin console shell at /admin and
+ * /admin/<page>, the share-link page shell at /s/{token}, and their committed build under
+ * /static/. Files are read from static/ beside this module, so it works from any working
+ * directory and on Deno Deploy; nothing is fetched from another origin.
+ */
+import { createHash } from "node:crypto";
+import { type Context, Hono } from "hono";
+
+const STATIC_DIR = new URL("../../static/", import.meta.url);
+
+const CONTENT_TYPES: Record<string, string> = {
+  css: "text/css; charset=utf-8",
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  json: "application/json",
+  png: "image/png",
+  svg: "image/svg+xml",
+  ico: "image/x-icon",
+};
+
+/** Same-origin only: the bundles, the stylesheet and the JSON APIs of this server. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const SAFE_PATH = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
+
+/** A path under static/ that cannot climb out of it: no "..", no hidden files, no escapes. */
+function safeRelativePath(rel: string): string | null {
+  return SAFE_PATH.test(rel) && !rel.split("/").includes("..") ? rel : null;
+}
+
+async function readStatic(rel: string): Promise<Uint8Array | null> {
+  try {
+    return await Deno.readFile(new URL(rel, STATIC_DIR));
+  } catch (err) {
+    // A directory or a missing file is simply not found.
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.IsADirectory) return null;
+    if (err instanceof Error && /EISDIR|is a directory/i.test(err.message)) return null;
+    throw err;
+  }
+}
+
+async function serveStatic(
+  c: Context,
+  rel: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const bytes = await readStatic(rel);
+  if (!bytes) return c.text("Not found", 404);
+  const etag = `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`;
+  const common = {
+    etag,
+    // Revalidate every time: a new build must reach browsers at once, and the ETag keeps
+    // an unchanged file to a 304.
+    "cache-control": "no-cache",
+    "x-content-type-options": "nosniff",
+    ...headers,
+  };
+  if (c.req.header("if-none-match") === etag) return c.body(null, 304, common);
+  const ext = rel.slice(rel.lastIndexOf(".") + 1);
+  return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+    "content-type": CONTENT_TYPES[ext] ?? "application/octet-stream",
+    ...common,
+  });
+}
+
+function serveShell(c: Context, name: "admin.html" | "share.html"): Promise<Response> {
+  return serveStatic(c, name, {
+    "content-security-policy": CONTENT_SECURITY_POLICY,
+    // Share tokens and admin pages must not leak through the Referer header.
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+    ...(name === "share.html" ? { "x-robots-tag": "noindex", "cache-control": "no-store" } : {}),
+  });
+}
+
+export function staticRoutes(): Hono {
+  const app = new Hono();
+  app.get("/admin", (c) => serveShell(c, "admin.html"));
+  app.get("/admin/", (c) => serveShell(c, "admin.html"));
+  // Console pages are routed in the browser; /admin/api belongs to the admin API.
+  app.get("/admin/:page{[a-z][a-z0-9-]*}", (c) => {
+    if (c.req.param("page") === "api") return c.notFound();
+    return serveShell(c, "admin.html");
+  });
+  app.get("/s/:token", (c) => serveShell(c, "share.html"));
+  app.get("/static/*", (c) => {
+    const rel = safeRelativePath(c.req.path.slice("/static/".length));
+    return rel ? serveStatic(c, rel) : c.text("Not found", 404);
+  });
+  return app;
+}

@@ -1,0 +1,129 @@
+/**
+ * Pinned folders: at most MAX_PINS per user, the caller's own folders or folders shared with
+ * the caller.
+ *   ["pins", userSeq]        -> Pin[]   (in pin order; one value, so the limit is one check)
+ *   ["pin", pinnedFolderSeq] -> userSeq
+ * Every add reads the list and commits against its versionstamp, so concurrent adds can never
+ * pass the limit. A pin is dropped (lazily, when the list is read or added to) as soon as its
+ * folder or an ancestor is in the trash, or the user can no longer view it.
+ */
+import { type Caller, effectivePermissions } from "./authorize.ts";
+import { commit, commitWithRetry, CONFLICT, nextSeq } from "../db.ts";
+import { fail } from "../errors.ts";
+import { loadPath } from "../tree/resources.ts";
+
+export const MAX_PINS = 3;
+
+export interface Pin {
+  pinnedFolderSeq: number;
+  userSeq: number;
+  rs: number;
+  ownerSeq: number;
+  resourceName: string;
+  pinnedAt: number;
+}
+
+const pinsKey = (userSeq: number): Deno.KvKey => ["pins", userSeq];
+const pinKey = (seq: number): Deno.KvKey => ["pin", seq];
+
+/** The pin with its folder's current name, or null when the pin is dead. */
+async function livePin(kv: Deno.Kv, caller: Caller, pin: Pin): Promise<Pin | null> {
+  const loaded = await loadPath(kv, pin.rs);
+  if (!loaded || loaded.trashed) return null;
+  const perms = await effectivePermissions(kv, caller, loaded.path);
+  return perms.canView ? { ...pin, resourceName: loaded.path[0].name } : null;
+}
+
+async function splitLive(kv: Deno.Kv, caller: Caller, pins: Pin[]) {
+  const checked = await Promise.all(pins.map((p) => livePin(kv, caller, p)));
+  return {
+    live: checked.filter((p): p is Pin => p !== null),
+    dead: pins.filter((_, i) => checked[i] === null),
+  };
+}
+
+/** The caller's live pins in pin order; dead ones are removed on the way. */
+export async function listPins(kv: Deno.Kv, caller: Caller): Promise<Pin[]> {
+  const cur = await kv.get<Pin[]>(pinsKey(caller.userSeq));
+  const { live, dead } = await splitLive(kv, caller, cur.value ?? []);
+  if (dead.length > 0) {
+    const op = kv.atomic().check(cur).set(pinsKey(caller.userSeq), keepOnly(cur.value!, live));
+    for (const p of dead) op.delete(pinKey(p.pinnedFolderSeq));
+    // A concurrent change wins; the dead pins go next time.
+    await op.commit();
+  }
+  return live;
+}
+
+function keepOnly(all: Pin[], live: Pin[]): Pin[] {
+  const keep = new Set(live.map((p) => p.pinnedFolderSeq));
+  return all.filter((p) => keep.has(p.pinnedFolderSeq));
+}
+
+/**
+ * Pins folder `rs`. Own folder: `ss` omitted or the caller. Someone else's folder: `ss` must
+ * name its owner (PERMISSION_002 otherwise) and a share must let the caller view it
+ * (PERMISSION_001 otherwise).
+ */
+export async function addPin(
+  kv: Deno.Kv,
+  caller: Caller,
+  rs: number,
+  ss: number | null | undefined,
+): Promise<Pin> {
+  const loaded = await loadPath(kv, rs);
+  if (!loaded || loaded.trashed) fail("RESOURCE_002", `No folder with seq ${rs}`, "rs");
+  const folder = loaded.path[0];
+  const own = folder.ownerSeq === caller.userSeq;
+  if (own ? ss != null && ss !== caller.userSeq : ss !== folder.ownerSeq) {
+    fail("PERMISSION_002", `Folder ${rs} is not accessible with ss=${ss ?? "null"}`, "ss");
+  }
+  if (!own && !(await effectivePermissions(kv, caller, loaded.path)).canView) {
+    fail("PERMISSION_001", `Folder ${rs} is not shared with the caller`, "rs");
+  }
+  if (folder.type !== "FOLDER") fail("RESOURCE_005", `Resource ${rs} is a file`, "rs");
+  const seq = await nextSeq(kv, "pin");
+  return commitWithRetry(async () => {
+    const cur = await kv.get<Pin[]>(pinsKey(caller.userSeq));
+    const { live, dead } = await splitLive(kv, caller, cur.value ?? []);
+    if (live.some((p) => p.rs === rs)) {
+      fail("PINNED_FOLDER_002", `Folder ${rs} is already pinned`, "rs");
+    }
+    if (live.length >= MAX_PINS) {
+      fail("PINNED_FOLDER_003", `At most ${MAX_PINS} folders can be pinned`, "rs");
+    }
+    const pin: Pin = {
+      pinnedFolderSeq: seq,
+      userSeq: caller.userSeq,
+      rs,
+      ownerSeq: folder.ownerSeq,
+      resourceName: folder.name,
+      pinnedAt: Date.now(),
+    };
+    const op = kv.atomic().check(cur)
+      .set(pinsKey(caller.userSeq), [...keepOnly(cur.value ?? [], live), pin])
+      .set(pinKey(seq), caller.userSeq);
+    for (const p of dead) op.delete(pinKey(p.pinnedFolderSeq));
+    return (await commit(op)) === true ? pin : CONFLICT;
+  });
+}
+
+/** Removes one of the caller's pins; someone else's or a gone pin is PINNED_FOLDER_001. */
+export function removePin(kv: Deno.Kv, caller: Caller, pinnedFolderSeq: number): Promise<void> {
+  return commitWithRetry(async () => {
+    const [owner, cur] = await Promise.all([
+      kv.get<number>(pinKey(pinnedFolderSeq)),
+      kv.get<Pin[]>(pinsKey(caller.userSeq)),
+    ]);
+    const pins = cur.value ?? [];
+    if (
+      owner.value !== caller.userSeq || !pins.some((p) => p.pinnedFolderSeq === pinnedFolderSeq)
+    ) {
+      fail("PINNED_FOLDER_001", `No pin ${pinnedFolderSeq} of the caller`, "pinnedFolderSeq");
+    }
+    const op = kv.atomic().check(owner, cur)
+      .set(pinsKey(caller.userSeq), pins.filter((p) => p.pinnedFolderSeq !== pinnedFolderSeq))
+      .delete(pinKey(pinnedFolderSeq));
+    return (await commit(op)) === true ? undefined : CONFLICT;
+  });
+}

@@ -1,0 +1,242 @@
+/**
+ * Share links (ORG_LINK, PUBLIC_LINK): resolving a token, the API-key lookup, and anonymous
+ * access through the public link page.
+ *   ["link_access", sha256(accessToken)] -> LinkAccess   (after a correct password, ~1 h)
+ *   ["link_fail", shareSeq]              -> FailWindow   (wrong passwords; a try is counted
+ *                                                        before the check, shared by processes)
+ * A token resolves only while its share exists, is still a link type and has not expired.
+ * Anonymous visitors get PUBLIC_LINK shares only (an ORG_LINK needs a signed-in member of the
+ * owner's tenant: LINK_003); with a password they first trade it for an access token.
+ */
+import type { Caller, Permissions } from "./authorize.ts";
+import { effectivePermissions } from "./authorize.ts";
+import { commit, commitWithRetry, CONFLICT } from "../db.ts";
+import { fail } from "../errors.ts";
+import { verifyPassword } from "../../lib/passwords.ts";
+import { loadPath, type Resource } from "../tree/resources.ts";
+import { randomToken, sha256Hex } from "../../lib/secrets.ts";
+import { recordLinkVisit } from "./shared_list.ts";
+import {
+  getShare,
+  grantOf,
+  intersectFlags,
+  isExpired,
+  LINK_TYPES,
+  linkKey,
+  policyCap,
+  policyOf,
+  type Share,
+  type ShareFlags,
+} from "./shares.ts";
+
+export const LINK_ACCESS_TTL_MS = 60 * 60 * 1000;
+export const MAX_FAILED_PASSWORDS = 5;
+export const FAIL_WINDOW_MS = 15 * 60 * 1000;
+
+interface LinkAccess {
+  shareSeq: number;
+  passwordSetAt: number | null;
+  expiresAt: number;
+}
+
+interface FailWindow {
+  count: number;
+  windowStart: number;
+}
+
+const accessKey = (token: string): Deno.KvKey => ["link_access", sha256Hex(token)];
+const failKey = (shareSeq: number): Deno.KvKey => ["link_fail", shareSeq];
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** The live link share of `token`, or SHARE_007 (unknown, revoked or expired). */
+export async function resolveLinkToken(kv: Deno.Kv, token: string): Promise<Share> {
+  const seq = TOKEN_PATTERN.test(token) ? (await kv.get<number>(linkKey(token))).value : null;
+  const share = seq === null ? null : await getShare(kv, seq);
+  // The key is the token's hash, so a hit means the token matched; the type and expiry decide.
+  if (!share || share.linkToken === null || !LINK_TYPES.has(share.type) || isExpired(share)) {
+    fail("SHARE_007", "Unknown, revoked or expired share link", "token");
+  }
+  return share;
+}
+
+/** The link's resource when nothing on its path is in the trash; otherwise SHARE_007. */
+async function linkRoot(kv: Deno.Kv, share: Share): Promise<Resource[]> {
+  const loaded = await loadPath(kv, share.rs);
+  if (!loaded || loaded.trashed) {
+    fail("SHARE_007", "The shared resource is no longer available", "token");
+  }
+  return loaded.path;
+}
+
+/**
+ * GET /shares/link/{token}: the key's account must be able to view the resource (through this
+ * link, which it now presents, or any other share, or as owner), otherwise PERMISSION_002.
+ * Opening records the visit (from then on a PUBLIC_LINK reaches this account through the API)
+ * and lists the resource in the account's shared-with-me list.
+ */
+export async function lookupLinkForCaller(
+  kv: Deno.Kv,
+  caller: Caller,
+  token: string,
+): Promise<{ share: Share; resource: Resource; permissions: Permissions }> {
+  const share = await resolveLinkToken(kv, token);
+  const path = await linkRoot(kv, share);
+  const viaToken = grantOf(share, caller, await policyOf(kv, share.tenantId), true);
+  if (!viaToken && !(await effectivePermissions(kv, caller, path)).canView) {
+    fail("PERMISSION_002", "This account cannot view the linked resource", "token");
+  }
+  await recordLinkVisit(kv, share, caller, path[0]);
+  return { share, resource: path[0], permissions: await effectivePermissions(kv, caller, path) };
+}
+
+// ---------------------------------------------------------------- anonymous access
+
+export interface AnonymousLink {
+  share: Share;
+  resource: Resource;
+  /** What an anonymous visitor may do (share flags within the tenant policy). */
+  flags: ShareFlags;
+  passwordRequired: boolean;
+  /** True when the visitor may see the resource (no password, or a valid access token). */
+  unlocked: boolean;
+}
+
+async function accessIsValid(kv: Deno.Kv, share: Share, accessToken: string | undefined) {
+  if (!accessToken || !TOKEN_PATTERN.test(accessToken)) return false;
+  const rec = (await kv.get<LinkAccess>(accessKey(accessToken))).value;
+  return rec !== null && rec.shareSeq === share.shareSeq && rec.expiresAt > Date.now() &&
+    rec.passwordSetAt === share.passwordSetAt;
+}
+
+/** What the public page may show for `token` (no credentials other than the token). */
+export async function describeLink(
+  kv: Deno.Kv,
+  token: string,
+  accessToken: string | undefined,
+): Promise<AnonymousLink> {
+  const share = await resolveLinkToken(kv, token);
+  const path = await linkRoot(kv, share);
+  const policy = await policyOf(kv, share.tenantId);
+  const flags = intersectFlags(policyCap(policy, share.type), share.flags);
+  if (!flags.cv) fail("SHARE_007", "The share no longer grants anything", "token");
+  const passwordRequired = share.passwordHash !== null;
+  const unlocked = share.type === "PUBLIC_LINK" &&
+    (!passwordRequired || await accessIsValid(kv, share, accessToken));
+  return { share, resource: path[0], flags, passwordRequired, unlocked };
+}
+
+/** Like describeLink, but fails unless the visitor may see the content. */
+export async function requireLinkAccess(
+  kv: Deno.Kv,
+  token: string,
+  accessToken: string | undefined,
+): Promise<AnonymousLink> {
+  const link = await describeLink(kv, token, accessToken);
+  if (link.share.type === "ORG_LINK") {
+    fail("LINK_003", "Open this link signed in as a member of the owner's organization");
+  }
+  if (!link.unlocked) fail("LINK_004", "Send the access token from POST .../access", "access");
+  return link;
+}
+
+/** Seconds until another password attempt is allowed for this link, or 0. */
+export async function passwordRetryAfter(kv: Deno.Kv, shareSeq: number): Promise<number> {
+  const w = (await kv.get<FailWindow>(failKey(shareSeq))).value;
+  const now = Date.now();
+  if (!w || now >= w.windowStart + FAIL_WINDOW_MS || w.count < MAX_FAILED_PASSWORDS) return 0;
+  return Math.max(1, Math.ceil((w.windowStart + FAIL_WINDOW_MS - now) / 1000));
+}
+
+/**
+ * Takes one password try from the link's window before the password is checked, so requests
+ * arriving together cannot all pass a check made before any of them was counted. Returns the
+ * seconds to wait when the window is used up (nothing taken), or 0.
+ */
+function takeAttempt(kv: Deno.Kv, shareSeq: number): Promise<number> {
+  return commitWithRetry(async () => {
+    const cur = await kv.get<FailWindow>(failKey(shareSeq));
+    const now = Date.now();
+    const open = cur.value !== null && now < cur.value.windowStart + FAIL_WINDOW_MS;
+    if (open && cur.value!.count >= MAX_FAILED_PASSWORDS) {
+      return Math.max(1, Math.ceil((cur.value!.windowStart + FAIL_WINDOW_MS - now) / 1000));
+    }
+    const w = open
+      ? { count: cur.value!.count + 1, windowStart: cur.value!.windowStart }
+      : { count: 1, windowStart: now };
+    const op = kv.atomic().check(cur).set(failKey(shareSeq), w, { expireIn: FAIL_WINDOW_MS });
+    return (await commit(op)) === true ? 0 : CONFLICT;
+  });
+}
+
+/** Gives back a try taken by takeAttempt: only wrong passwords count. */
+function returnAttempt(kv: Deno.Kv, shareSeq: number): Promise<void> {
+  return commitWithRetry(async () => {
+    const cur = await kv.get<FailWindow>(failKey(shareSeq));
+    if (!cur.value || cur.value.count <= 0) return;
+    const w = { count: cur.value.count - 1, windowStart: cur.value.windowStart };
+    const op = kv.atomic().check(cur).set(failKey(shareSeq), w, { expireIn: FAIL_WINDOW_MS });
+    return (await commit(op)) === true ? undefined : CONFLICT;
+  });
+}
+
+/**
+ * Trades the link password for an access token. The caller checks passwordRetryAfter first;
+ * the try itself is counted atomically before the password is checked ({retryAfter} when none
+ * is left, answered LINK_002 with Retry-After); a wrong password fails with LINK_001.
+ */
+export async function grantLinkAccess(
+  kv: Deno.Kv,
+  share: Share,
+  password: string,
+): Promise<{ accessToken: string; expiresAt: number } | { retryAfter: number }> {
+  if (share.type !== "PUBLIC_LINK") {
+    fail("LINK_003", "Open this link signed in as a member of the owner's organization");
+  }
+  if (share.passwordHash !== null) {
+    const retryAfter = await takeAttempt(kv, share.shareSeq);
+    if (retryAfter > 0) return { retryAfter };
+    if (!(await verifyPassword(password, share.passwordHash))) {
+      fail("LINK_001", "Wrong password for this link", "password");
+    }
+    await returnAttempt(kv, share.shareSeq);
+  }
+  const accessToken = randomToken(32);
+  const expiresAt = Date.now() + LINK_ACCESS_TTL_MS;
+  const rec: LinkAccess = {
+    shareSeq: share.shareSeq,
+    passwordSetAt: share.passwordSetAt,
+    expiresAt,
+  };
+  await kv.set(accessKey(accessToken), rec, { expireIn: LINK_ACCESS_TTL_MS });
+  return { accessToken, expiresAt };
+}
+
+/**
+ * A resource inside the link's subtree (the shared resource itself or below it), or
+ * RESOURCE_002 for anything else, so a link never reveals what lies outside it.
+ */
+export async function resourceInLink(
+  kv: Deno.Kv,
+  share: Share,
+  rs: number,
+  field: string,
+): Promise<{ resource: Resource; path: Resource[] }> {
+  const loaded = await loadPath(kv, rs);
+  const inside = loaded && !loaded.trashed && loaded.path.findIndex((r) => r.rs === share.rs);
+  if (!loaded || inside === false || inside === null || inside < 0) {
+    fail("RESOURCE_002", `No file or folder with seq ${rs} in this link`, field);
+  }
+  // The path from the shared root down to the resource.
+  return { resource: loaded.path[0], path: loaded.path.slice(0, inside + 1).reverse() };
+}
+
+// ---------------------------------------------------------------- admin
+
+export async function listLinkShares(kv: Deno.Kv, limit = 1000): Promise<Share[]> {
+  const out: Share[] = [];
+  for await (const e of kv.list<number>({ prefix: ["share_link_list"] }, { limit })) {
+    const share = await getShare(kv, e.key[1] as number);
+    if (share && share.linkToken) out.push(share);
+  }
+  return out;
+}

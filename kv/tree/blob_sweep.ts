@@ -1,0 +1,68 @@
+/**
+ * The orphan blob sweep: removes stored bytes no version or resource record points at. They
+ * are left when a process dies between storing a file's bytes and committing its record, or
+ * when deleting a purged or replaced file's blob fails (that failure is only logged).
+ *
+ * Only blobs older than `minAgeMs` are candidates. A blob is written before the commit that
+ * references it, so a young unreferenced blob may belong to an upload that this process or
+ * another one on the same KV is about to commit. An old blob never gains a reference (every new
+ * reference is to a freshly written blob), so "old and unreferenced" stays true: the candidates
+ * are listed first and the references read after, and nothing in between can save a candidate.
+ */
+import type { Deps } from "../deps.ts";
+import { iterateReferencedBlobIds } from "./resources.ts";
+
+/** Far longer than any upload or save takes between writing its bytes and committing them. */
+export const DEFAULT_SWEEP_MIN_AGE_MS = 24 * 60 * 60 * 1000;
+
+export interface BlobSweepResult {
+  dryRun: boolean;
+  /** Blobs in the store. */
+  blobs: number;
+  /** Of those, younger than the minimum age and so left alone. */
+  tooYoung: number;
+  /** Old blobs nothing points at. */
+  orphans: number;
+  orphanBytes: number;
+  /** Orphans deleted (0 on a dry run). */
+  removed: number;
+  /** Unfinished writes (temp files, chunks without a record) cleared (0 on a dry run). */
+  abandonedWrites: number;
+}
+
+export async function sweepOrphanBlobs(
+  d: Deps,
+  opts: { minAgeMs: number; dryRun: boolean },
+): Promise<BlobSweepResult> {
+  const before = Date.now() - opts.minAgeMs;
+  // Blob id -> size. One entry per old blob: ~100 bytes each while the sweep runs.
+  const candidates = new Map<string, number>();
+  let blobs = 0;
+  let tooYoung = 0;
+  for await (const blob of d.blobs.list()) {
+    blobs++;
+    if (blob.storedAt < before) candidates.set(blob.blobId, blob.size);
+    else tooYoung++;
+  }
+  for await (const blobId of iterateReferencedBlobIds(d.kv)) candidates.delete(blobId);
+  let orphanBytes = 0;
+  for (const size of candidates.values()) orphanBytes += size;
+  let removed = 0;
+  let abandonedWrites = 0;
+  if (!opts.dryRun) {
+    for (const blobId of candidates.keys()) {
+      await d.blobs.delete(blobId);
+      removed++;
+    }
+    abandonedWrites = await d.blobs.removeAbandonedWrites(before);
+  }
+  return {
+    dryRun: opts.dryRun,
+    blobs,
+    tooYoung,
+    orphans: candidates.size,
+    orphanBytes,
+    removed,
+    abandonedWrites,
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * Short-lived download tokens for the two-request download flow (the second request carries
+ * only `dt`). 256 random bits, stored in KV with expireIn; our own `expiresAt` decides because
+ * KV expiry is lazy. A token stays usable until it expires so interrupted downloads can resume
+ * with Range; access is re-checked when it is redeemed.
+ */
+import type { Caller } from "../sharing/authorize.ts";
+import { fail } from "../errors.ts";
+import { randomToken } from "../../lib/secrets.ts";
+
+export const DOWNLOAD_TOKEN_TTL_MS = 5 * 60 * 1000;
+
+export interface DownloadToken {
+  kind: "file" | "folder";
+  rs: number;
+  /** Whose access the download uses. */
+  caller: Caller;
+  /** The owner seq given as `ss` when the token was issued. */
+  ss: number | null;
+  expiresAt: number;
+}
+
+const tokenKey = (token: string): Deno.KvKey => ["download_token", token];
+
+export async function issueDownloadToken(
+  kv: Deno.Kv,
+  input: Omit<DownloadToken, "expiresAt">,
+): Promise<string> {
+  const token = randomToken(32);
+  const record: DownloadToken = { ...input, expiresAt: Date.now() + DOWNLOAD_TOKEN_TTL_MS };
+  await kv.set(tokenKey(token), record, { expireIn: DOWNLOAD_TOKEN_TTL_MS });
+  return token;
+}
+
+/** The token's record, or RESOURCE_009 when it is unknown, expired or for the other kind. */
+export async function redeemDownloadToken(
+  kv: Deno.Kv,
+  token: string | undefined,
+  kind: DownloadToken["kind"],
+): Promise<DownloadToken> {
+  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) {
+    fail("RESOURCE_009", "dt is missing or malformed", "dt");
+  }
+  const record = (await kv.get<DownloadToken>(tokenKey(token))).value;
+  if (!record || record.kind !== kind || record.expiresAt <= Date.now()) {
+    fail("RESOURCE_009", "The download token is unknown or expired", "dt");
+  }
+  return record;
+}

@@ -1,0 +1,311 @@
+/**
+ * Document locks: one record per document, shared by the storage provider protocol and the
+ * editor-session (web-office) endpoints, so each sees the other's lock.
+ *   ["lock", rs] -> Lock
+ *   ["lock_owner", ownerSeq, rs] -> true      (index: the owner's locked documents)
+ *   ["lock_stamp", ownerSeq] -> time         (rewritten by every new lock of the owner's)
+ * Provider locks follow the protocol's table (no expiry). Editor locks are leases with
+ * `expiresAt`; an expired lease counts as no lock. Expiry is compared against our own
+ * timestamp because KV's expireIn deletes lazily.
+ */
+import { commit, commitWithRetry, CONFLICT, getManyValues } from "../db.ts";
+import { fail } from "../errors.ts";
+import { getResourceEntry, MAX_DEPTH, type Resource } from "./resources.ts";
+
+export interface Lock {
+  rs: number;
+  /** The document owner's seq (absent on locks written before it was recorded). */
+  ownerSeq?: number;
+  /** Opaque owner string; equality decides who may unlock. */
+  owner: string;
+  source: "provider" | "office";
+  /** Adapter name (provider) or user seq (office), for display. */
+  holder: string;
+  lockedAt: number;
+  /** null: no lease (provider locks). */
+  expiresAt: number | null;
+}
+
+export const lockKey = (rs: number): Deno.KvKey => ["lock", rs];
+/**
+ * Changes whenever a lock is taken on one of the owner's documents. Folder operations check it
+ * in their commit (see readFolderLockGuard), so a lock taken meanwhile sends them round again.
+ */
+const lockStampKey = (ownerSeq: number): Deno.KvKey => ["lock_stamp", ownerSeq];
+/**
+ * The documents of one owner that were locked, so a folder change reads that owner's locks
+ * only. Written with every lock; an entry whose lock is gone (released, lease run out) is
+ * dropped when readFolderLockGuard meets it.
+ */
+const ownerLockKey = (ownerSeq: number, rs: number): Deno.KvKey => ["lock_owner", ownerSeq, rs];
+const ownerLockPrefix = (ownerSeq: number): Deno.KvKey => ["lock_owner", ownerSeq];
+
+export function isLive(lock: Lock | null, now = Date.now()): lock is Lock {
+  return lock !== null && (lock.expiresAt === null || lock.expiresAt > now);
+}
+
+/** The live lock of a document, or null. */
+export async function getLock(kv: Deno.Kv, rs: number): Promise<Lock | null> {
+  const entry = await kv.get<Lock>(lockKey(rs));
+  return isLive(entry.value) ? entry.value : null;
+}
+
+/** The live locks of many documents, in order (null where a document has none). */
+export async function getLocks(kv: Deno.Kv, rss: number[]): Promise<(Lock | null)[]> {
+  const locks = await getManyValues<Lock>(kv, rss.map(lockKey));
+  return locks.map((lock) => isLive(lock) ? lock : null);
+}
+
+/**
+ * Reads the lock entry for use inside another atomic write: the caller adds
+ * `op.check(entry)` so that a lock taken concurrently fails its commit.
+ */
+export async function lockEntryFor(kv: Deno.Kv, rs: number) {
+  return await kv.get<Lock>(lockKey(rs));
+}
+
+/**
+ * Who is writing: an owner string, null (nobody), or a predicate accepting the locks the writer
+ * may write through (the provider's put carries no owner, so it accepts any lock of its adapter).
+ */
+export type LockOwner = string | null | ((lock: Lock) => boolean);
+
+/** Throws RESOURCE_010 when someone other than `owner` holds a live lock. */
+export function assertNotLockedByOther(lock: Lock | null, owner: LockOwner) {
+  const mayWrite = typeof owner === "function" ? owner : (l: Lock) => l.owner === owner;
+  if (isLive(lock) && !mayWrite(lock)) {
+    fail("RESOURCE_010", `The document is locked by ${lock.holder}`);
+  }
+}
+
+/**
+ * Takes or renews the lock. Same owner: renewed (lease extended). Other live owner:
+ * RESOURCE_010, the existing lock unchanged.
+ */
+export function acquireLock(
+  kv: Deno.Kv,
+  input: {
+    rs: number;
+    owner: string;
+    source: Lock["source"];
+    holder: string;
+    ttlMs: number | null;
+  },
+): Promise<Lock> {
+  return commitWithRetry(async () => {
+    const [res, cur] = await Promise.all([
+      getResourceEntry(kv, input.rs),
+      kv.get<Lock>(lockKey(input.rs)),
+    ]);
+    if (!res.value || res.value.trashedAt !== null) {
+      fail("RESOURCE_002", `No file with seq ${input.rs}`);
+    }
+    assertNotLockedByOther(cur.value, input.owner);
+    // The folders above it, checked in the commit: a folder trashed or moved meanwhile sends
+    // this round again (and a trashed one refuses), the other half of readFolderLockGuard.
+    const ancestors = await readAncestorEntries(kv, res.value);
+    if (ancestors.some((e) => e.value?.trashedAt != null)) {
+      fail("RESOURCE_002", `File ${input.rs} is in a folder in the trash`);
+    }
+    const now = Date.now();
+    const lock: Lock = {
+      rs: input.rs,
+      ownerSeq: res.value.ownerSeq,
+      owner: input.owner,
+      source: input.source,
+      holder: input.holder,
+      lockedAt: isLive(cur.value) ? cur.value.lockedAt : now,
+      expiresAt: input.ttlMs === null ? null : now + input.ttlMs,
+    };
+    const op = kv.atomic().check(res, cur, ...ancestors).set(
+      lockKey(input.rs),
+      lock,
+      input.ttlMs ? { expireIn: input.ttlMs + 60_000 } : {},
+    ).set(lockStampKey(res.value.ownerSeq), now)
+      .set(ownerLockKey(res.value.ownerSeq, input.rs), true);
+    return (await commit(op)) === true ? lock : CONFLICT;
+  });
+}
+
+/**
+ * Extends the lease of a live lock that `owner` holds (a save by the lock holder). Returns null
+ * and writes nothing when `owner` holds no live lock, so a save never creates a lock.
+ */
+export function renewLock(
+  kv: Deno.Kv,
+  rs: number,
+  owner: string,
+  ttlMs: number,
+): Promise<Lock | null> {
+  return commitWithRetry(async () => {
+    const cur = await kv.get<Lock>(lockKey(rs));
+    if (!isLive(cur.value) || cur.value.owner !== owner) return null;
+    const lock: Lock = { ...cur.value, expiresAt: Date.now() + ttlMs };
+    const op = kv.atomic().check(cur).set(lockKey(rs), lock, { expireIn: ttlMs + 60_000 });
+    return (await commit(op)) === true ? lock : CONFLICT;
+  });
+}
+
+/**
+ * Releases the lock held by `owner`. No live lock: succeeds. Another owner: RESOURCE_010 and
+ * the lock is kept (there is no force-unlock here; see forceReleaseLock).
+ */
+export function releaseLock(kv: Deno.Kv, rs: number, owner: string): Promise<void> {
+  return commitWithRetry(async () => {
+    const cur = await kv.get<Lock>(lockKey(rs));
+    if (!isLive(cur.value)) {
+      if (cur.value) await kv.atomic().check(cur).delete(lockKey(rs)).commit();
+      return;
+    }
+    assertNotLockedByOther(cur.value, owner);
+    return (await commit(kv.atomic().check(cur).delete(lockKey(rs)))) === true
+      ? undefined
+      : CONFLICT;
+  });
+}
+
+export interface LockRelease {
+  lock: Lock;
+  releasedBy: string;
+  releasedAt: number;
+}
+
+/** Administrator's release of any lock, recorded in ["lock_release", time, rs]. */
+export function forceReleaseLock(
+  kv: Deno.Kv,
+  rs: number,
+  releasedBy: string,
+): Promise<LockRelease | null> {
+  return commitWithRetry(async () => {
+    const cur = await kv.get<Lock>(lockKey(rs));
+    if (!isLive(cur.value)) return null;
+    const record: LockRelease = { lock: cur.value, releasedBy, releasedAt: Date.now() };
+    const op = kv.atomic().check(cur).delete(lockKey(rs)).set([
+      "lock_release",
+      record.releasedAt,
+      rs,
+    ], record);
+    return (await commit(op)) === true ? record : CONFLICT;
+  });
+}
+
+export async function listLocks(kv: Deno.Kv): Promise<Lock[]> {
+  const out: Lock[] = [];
+  const now = Date.now();
+  for await (const e of kv.list<Lock>({ prefix: ["lock"] })) {
+    if (isLive(e.value, now)) out.push(e.value);
+  }
+  return out;
+}
+
+/**
+ * Guards renaming, moving or trashing a folder: an editor holding a lock on a document inside
+ * keeps writing back to that document's path, so the folder must stay put (RESOURCE_010, like
+ * the document itself). Returns the owner's lock stamp entry for the caller to check in its
+ * commit, which makes a lock taken between this read and that commit retry the operation.
+ * Reads the folder owner's locks through their index and walks each one's ancestors, memoized.
+ */
+export async function readFolderLockGuard(
+  kv: Deno.Kv,
+  folder: Resource,
+  owner: LockOwner,
+): Promise<Deno.KvEntryMaybe<number>> {
+  const stamp = await kv.get<number>(lockStampKey(folder.ownerSeq));
+  const mayWrite = typeof owner === "function" ? owner : (l: Lock) => l.owner === owner;
+  const indexed: Deno.KvEntry<true>[] = [];
+  for await (const e of kv.list<true>({ prefix: ownerLockPrefix(folder.ownerSeq) })) {
+    indexed.push(e);
+  }
+  const locks = await getLocks(kv, indexed.map((e) => e.key[2] as number));
+  const inside = new Map<number, boolean>([[folder.rs, true]]);
+  for (const [i, lock] of locks.entries()) {
+    if (!lock) {
+      // Fails harmlessly when the document was locked again meanwhile (that rewrites the entry).
+      await kv.atomic().check(indexed[i]).delete(indexed[i].key).commit();
+      continue;
+    }
+    if (!mayWrite(lock) && await isInside(kv, lock.rs, folder, inside)) {
+      fail("RESOURCE_010", `Folder ${folder.rs} holds a document locked by ${lock.holder}`);
+    }
+  }
+  return stamp;
+}
+
+/**
+ * Adds locks written before they recorded their document's owner to the owner index, so the
+ * folder guard sees them. Runs at start; a no-op once every lock carries `ownerSeq`.
+ */
+export async function indexLocksByOwner(kv: Deno.Kv): Promise<void> {
+  for await (const e of kv.list<Lock>({ prefix: ["lock"] })) {
+    if (e.value.ownerSeq !== undefined) continue;
+    const res = (await getResourceEntry(kv, e.value.rs)).value;
+    if (!res) continue;
+    const lock: Lock = { ...e.value, ownerSeq: res.ownerSeq };
+    const expireIn = lock.expiresAt === null ? undefined : lock.expiresAt - Date.now() + 60_000;
+    if (expireIn !== undefined && expireIn <= 0) continue;
+    await kv.atomic().check(e).set(e.key, lock, expireIn ? { expireIn } : {})
+      .set(ownerLockKey(res.ownerSeq, lock.rs), true).commit();
+  }
+}
+
+/** The entries of the folders above `r`, nearest first (at most MAX_DEPTH of them). */
+async function readAncestorEntries(kv: Deno.Kv, r: Resource) {
+  const out: Deno.KvEntryMaybe<Resource>[] = [];
+  for (let next = r.parentRs; next !== null && out.length < MAX_DEPTH;) {
+    const entry = await getResourceEntry(kv, next);
+    out.push(entry);
+    next = entry.value?.parentRs ?? null;
+  }
+  return out;
+}
+
+/** Whether `rs` is below `folder`, walking parents and remembering every answer on the way. */
+async function isInside(
+  kv: Deno.Kv,
+  rs: number,
+  folder: Resource,
+  inside: Map<number, boolean>,
+): Promise<boolean> {
+  const walked: number[] = [];
+  let cur: number | null = rs;
+  let answer = false;
+  for (let depth = 0; cur !== null && depth <= MAX_DEPTH + 1; depth++) {
+    const known = inside.get(cur);
+    if (known !== undefined) {
+      answer = known;
+      break;
+    }
+    walked.push(cur);
+    const r: Resource | null = (await getResourceEntry(kv, cur)).value;
+    if (!r || r.ownerSeq !== folder.ownerSeq) break;
+    cur = r.parentRs;
+  }
+  for (const w of walked) inside.set(w, answer);
+  return answer;
+}
+
+export async function listLockReleases(kv: Deno.Kv, limit = 100): Promise<LockRelease[]> {
+  const out: LockRelease[] = [];
+  for await (
+    const e of kv.list<LockRelease>({ prefix: ["lock_release"] }, { reverse: true, limit })
+  ) out.push(e.value);
+  return out;
+}
+
+/** The owner string of a lock taken through the storage provider protocol by `adapter`. */
+export const providerLockOwner = (adapter: string, owner: string) => `provider:${adapter}:${owner}`;
+
+/**
+ * Releases every lock an adapter holds. Provider locks have no lease, so without this a deleted
+ * adapter's locks would stay until an administrator force-released each one.
+ */
+export async function releaseAdapterLocks(kv: Deno.Kv, adapter: string): Promise<number> {
+  const prefix = providerLockOwner(adapter, "");
+  let released = 0;
+  for await (const e of kv.list<Lock>({ prefix: ["lock"] })) {
+    if (e.value.source !== "provider" || !e.value.owner.startsWith(prefix)) continue;
+    // A lock changed meanwhile is no longer this one; leave it.
+    if ((await kv.atomic().check(e).delete(e.key).commit()).ok) released++;
+  }
+  return released;
+}

@@ -1,0 +1,266 @@
+/**
+ * The trash: listing, restore and permanent deletion (purge). Trashing itself is
+ * trashResource in drive.ts; a trashed item keeps its parent pointer so restore can put it
+ * back. Trash counts toward the owner's usage until purged.
+ *   ["trash_purge", rs] -> true   a purge of rs has started; restore refuses from then on
+ * A purge deletes the subtree bottom-up in commits within KV's limits (children before
+ * their folder), so an interrupted purge leaves a smaller, still-consistent trashed tree that
+ * a repeated purge finishes. Blobs are deleted after the commit that drops their versions.
+ */
+import { removeShare } from "../sharing/share_writes.ts";
+import { shareOfResource } from "../sharing/shares.ts";
+import { commit, commitWithRetry, CONFLICT } from "../db.ts";
+import type { Deps } from "../deps.ts";
+import { fail } from "../errors.ts";
+import { lockKey } from "./locks.ts";
+import {
+  freeName,
+  getResourceEntry,
+  iterateChildren,
+  iterateSubtree,
+  listIndexPage,
+  listVersions,
+  loadPath,
+  MAX_DEPTH,
+  type Resource,
+  resourceKey,
+  trashIndexPrefix,
+  versionKey,
+  writeResource,
+} from "./resources.ts";
+import { chargeUsage, readUsageEntry } from "./usage.ts";
+
+const purgeMarkerKey = (rs: number): Deno.KvKey => ["trash_purge", rs];
+
+/** Per purge commit: under KV's 1000 mutations and 100 checks (usage takes one of each). */
+const PURGE_MAX_MUTATIONS = 900;
+const PURGE_MAX_CHECKS = 90;
+/** Listings of a purged tree; another one is needed only when something raced into it. */
+const PURGE_MAX_PASSES = 5;
+/** Resource record, up to three index keys, lock, purge marker. */
+const PER_RESOURCE_MUTATIONS = 6;
+
+/** One page of the owner's top-level trashed items, in resourceSeq order. */
+export function listTrash(
+  kv: Deno.Kv,
+  ownerSeq: number,
+  opts: { limit: number; cursor?: string },
+): Promise<{ items: Resource[]; cursor: string | null }> {
+  return listIndexPage(kv, trashIndexPrefix(ownerSeq), { ...opts, order: "asc" });
+}
+
+/** The item, when it is a top-level item of `ownerSeq`'s trash; RESOURCE_019 otherwise. */
+function requireTrashed(r: Resource | null, rs: number, ownerSeq: number): Resource {
+  if (!r || r.ownerSeq !== ownerSeq) fail("RESOURCE_019", `Resource ${rs} is not in your trash`);
+  if (r.trashedAt === null) {
+    fail("RESOURCE_019", `Resource ${rs} is not itself in the trash (restore the trashed folder)`);
+  }
+  return r;
+}
+
+/**
+ * Puts a trashed item back: into its old folder when that still exists outside the trash,
+ * else at the drive root; a taken name becomes "name (n)".
+ */
+export function restoreTrashed(
+  d: Deps,
+  input: { ownerSeq: number; rs: number; actorSeq: number },
+): Promise<Resource> {
+  return commitWithRetry(async () => {
+    const [cur, marker] = await Promise.all([
+      getResourceEntry(d.kv, input.rs),
+      d.kv.get(purgeMarkerKey(input.rs)),
+    ]);
+    const item = requireTrashed(cur.value, input.rs, input.ownerSeq);
+    if (marker.value !== null) fail("RESOURCE_019", `Resource ${input.rs} is being purged`);
+    const op = d.kv.atomic().check(cur, marker);
+    let parentRs: number | null = null;
+    if (item.parentRs !== null) {
+      const [parent, path] = await Promise.all([
+        getResourceEntry(d.kv, item.parentRs),
+        loadPath(d.kv, item.parentRs),
+      ]);
+      const p = parent.value;
+      // A folder goes back only where a new folder could be made (the parent may have been
+      // moved deeper meanwhile); otherwise to the root, as when the parent is gone.
+      const roomForFolder = item.type !== "FOLDER" || (path?.path.length ?? 0) < MAX_DEPTH;
+      if (
+        p && path && !path.trashed && p.ownerSeq === item.ownerSeq && p.type === "FOLDER" &&
+        roomForFolder
+      ) {
+        parentRs = p.rs;
+        op.check(parent);
+      }
+    }
+    const name = await freeName(d.kv, item.ownerSeq, parentRs, item.name, item.rs);
+    const now = Date.now();
+    const next: Resource = {
+      ...item,
+      parentRs,
+      name,
+      trashedAt: null,
+      updatedAt: Math.max(now, item.updatedAt + 1),
+      updatedBy: input.actorSeq,
+    };
+    writeResource(op, item, next);
+    // A failed check is a lost race (name taken, parent changed): read again and retry.
+    return (await commit(op)) === true ? next : CONFLICT;
+  });
+}
+
+export interface PurgeResult {
+  /** Resources deleted (the item and everything below it). */
+  resources: number;
+  /** Bytes of stored versions removed from the owner's usage. */
+  freedBytes: number;
+}
+
+/** Permanently deletes a top-level trashed item with its subtree, versions and blobs. */
+export async function purgeTrashed(
+  d: Deps,
+  input: { ownerSeq: number; rs: number },
+): Promise<PurgeResult> {
+  const top = await commitWithRetry(async () => {
+    const [cur, marker] = await Promise.all([
+      getResourceEntry(d.kv, input.rs),
+      d.kv.get(purgeMarkerKey(input.rs)),
+    ]);
+    const item = requireTrashed(cur.value, input.rs, input.ownerSeq);
+    if (marker.value !== null) return item;
+    const op = d.kv.atomic().check(cur, marker).set(purgeMarkerKey(input.rs), true);
+    return (await commit(op)) === true ? item : CONFLICT;
+  });
+  const result: PurgeResult = { resources: 0, freedBytes: 0 };
+  const purged: number[] = [];
+  // A folder that gained a child after the listing (an upload authorized before the trash) is
+  // kept by its batch, and so are its ancestors; the next pass lists the tree again.
+  for (let pass = 0; pass < PURGE_MAX_PASSES; pass++) {
+    const cur = (await getResourceEntry(d.kv, top.rs)).value;
+    if (!cur || cur.trashedAt === null || cur.ownerSeq !== input.ownerSeq) break;
+    // Parents are listed before their contents; deleting in reverse removes children first.
+    const order: number[] = [cur.rs];
+    if (cur.type === "FOLDER") {
+      for await (const { resource } of iterateSubtree(d.kv, cur)) order.push(resource.rs);
+    }
+    order.reverse();
+    purged.push(...order);
+    const listed = new Set(order);
+    for (let i = 0; i < order.length;) {
+      const batch = order.slice(i, i + PURGE_MAX_CHECKS);
+      const done = await purgeBatch(d, input.ownerSeq, batch, top.rs, listed);
+      i += done.count;
+      result.resources += done.deleted;
+      result.freedBytes += done.freedBytes;
+    }
+  }
+  // Shares of purged resources go too, so no recipient list or link points at nothing.
+  for (const rs of purged) {
+    const share = await shareOfResource(d.kv, rs);
+    if (share) await removeShare(d, share.shareSeq);
+  }
+  return result;
+}
+
+async function getEntries(kv: Deno.Kv, seqs: number[]) {
+  const out: Deno.KvEntryMaybe<Resource>[] = [];
+  for (let i = 0; i < seqs.length; i += 10) {
+    out.push(...await kv.getMany<Resource[]>(seqs.slice(i, i + 10).map(resourceKey)));
+  }
+  return out;
+}
+
+/** Whether the folder has a child in its listing that `deleting` does not hold. */
+async function hasChildOutside(kv: Deno.Kv, folder: Resource, deleting: Set<number>) {
+  for await (const child of iterateChildren(kv, folder.ownerSeq, folder.rs)) {
+    if (!deleting.has(child.rs)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a listed resource is still in the purged tree. One that has left it since the listing
+ * (a move authorized before the trash and committed after the listing) is no longer the
+ * purge's: every folder from it up to the trashed top must still be a listed one.
+ */
+function purgedTreeTest(kv: Deno.Kv, ownerSeq: number, topRs: number, listed: Set<number>) {
+  const parents = new Map<number, Promise<boolean>>();
+  const inTree = (r: Resource | null): Promise<boolean> => {
+    if (!r || r.ownerSeq !== ownerSeq || !listed.has(r.rs)) return Promise.resolve(false);
+    if (r.rs === topRs) return Promise.resolve(r.trashedAt !== null);
+    if (r.parentRs === null) return Promise.resolve(false);
+    const parentRs = r.parentRs;
+    if (!parents.has(parentRs)) {
+      parents.set(parentRs, kv.get<Resource>(resourceKey(parentRs)).then((p) => inTree(p.value)));
+    }
+    return parents.get(parentRs)!;
+  };
+  return inTree;
+}
+
+/**
+ * Deletes a prefix of `seqs` that fits one commit and returns how many seqs it consumed. Each
+ * deleted resource's versionstamp is checked, so two purges racing never free bytes twice. A
+ * file with more versions than one commit takes sheds them (each checked) over several commits
+ * first.
+ */
+async function purgeBatch(
+  d: Deps,
+  ownerSeq: number,
+  seqs: number[],
+  topRs: number,
+  listed: Set<number>,
+): Promise<{ count: number; deleted: number; freedBytes: number }> {
+  let blobIds: string[] = [];
+  const outcome = await commitWithRetry(async () => {
+    const [entries, usage] = await Promise.all([
+      getEntries(d.kv, seqs),
+      readUsageEntry(d.kv, ownerSeq),
+    ]);
+    const inTree = purgedTreeTest(d.kv, ownerSeq, topRs, listed);
+    const op = d.kv.atomic();
+    let mutations = 1;
+    let count = 0;
+    let deleted = 0;
+    let freed = 0;
+    blobIds = [];
+    const deleting = new Set<number>();
+    for (const entry of entries) {
+      let r = await inTree(entry.value) ? entry.value : null;
+      if (r?.type === "FOLDER" && await hasChildOutside(d.kv, r, deleting)) r = null;
+      const versions = r ? await listVersions(d.kv, r.rs) : [];
+      const cost = versions.length + PER_RESOURCE_MUTATIONS;
+      if (count > 0 && mutations + cost > PURGE_MAX_MUTATIONS) break;
+      if (r && cost > PURGE_MAX_MUTATIONS) {
+        for (const v of versions.slice(0, PURGE_MAX_CHECKS)) {
+          const key = versionKey(r.rs, v.version);
+          op.check({ key, versionstamp: (await d.kv.get(key)).versionstamp }).delete(key);
+          freed += v.size;
+          blobIds.push(v.blobId);
+        }
+        break;
+      }
+      count++;
+      mutations += cost;
+      if (!r) continue;
+      op.check(entry);
+      for (const v of versions) {
+        op.delete(versionKey(r.rs, v.version));
+        freed += v.size;
+        blobIds.push(v.blobId);
+      }
+      writeResource(op, r, null);
+      deleting.add(r.rs);
+      op.delete(lockKey(r.rs));
+      if (r.rs === topRs) op.delete(purgeMarkerKey(r.rs));
+      deleted++;
+    }
+    chargeUsage(op, usage, ownerSeq, -freed, Number.MAX_SAFE_INTEGER, "RESOURCE_015");
+    return (await commit(op)) === true ? { count, deleted, freedBytes: freed } : CONFLICT;
+  });
+  for (const blobId of blobIds) {
+    await d.blobs.delete(blobId).catch((err) =>
+      console.error(`purge: could not delete blob ${blobId}:`, err)
+    );
+  }
+  return outcome;
+}

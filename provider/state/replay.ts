@@ -1,0 +1,35 @@
+/**
+ * Replay protection of the storage provider protocol: every accepted request JWT's `jti` is
+ * recorded until its `exp`, in KV, so every provider instance on the same KV refuses a reuse.
+ *   ["provider_jti", adapterName, jti] -> { exp }   (expireIn until exp)
+ * KV deletes expired keys lazily, so a record found after its own `exp` counts as free.
+ */
+import { commit, commitWithRetry, CONFLICT } from "../../kv/db.ts";
+
+interface JtiRecord {
+  /** Unix seconds, the JWT's exp. */
+  exp: number;
+}
+
+const jtiKey = (adapter: string, jti: string): Deno.KvKey => ["provider_jti", adapter, jti];
+
+/**
+ * Records `jti` atomically. Returns false when it is already recorded and not yet expired (a
+ * replay); true when this call recorded it.
+ */
+export function recordJti(
+  kv: Deno.Kv,
+  adapter: string,
+  jti: string,
+  exp: number,
+  nowMs = Date.now(),
+): Promise<boolean> {
+  const key = jtiKey(adapter, jti);
+  return commitWithRetry(async () => {
+    const cur = await kv.get<JtiRecord>(key);
+    if (cur.value && cur.value.exp * 1000 > nowMs) return false;
+    const expireIn = Math.max(exp * 1000 - nowMs, 0) + 1000;
+    const op = kv.atomic().check(cur).set(key, { exp } satisfies JtiRecord, { expireIn });
+    return (await commit(op)) === true ? true : CONFLICT;
+  });
+}

@@ -1,0 +1,233 @@
+import assert from "node:assert/strict";
+import { newApiUser, startTestServer, withServer } from "../helpers/app.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+/** Starts main.ts as its own process and resolves once it printed its URL. */
+async function startMain(env: Record<string, string>) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    env: { PORT: "0", HOST: "127.0.0.1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!/listening on (http:\/\/\S+)/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`main.ts exited early: ${out}`);
+    out += value;
+  }
+  // Give the token line (printed right after) a moment to arrive.
+  const more = await Promise.race([
+    reader.read(),
+    new Promise<null>((r) => setTimeout(() => r(null), 300)),
+  ]);
+  if (more && !more.done) out += more.value;
+  const url = /listening on (http:\/\/\S+)/.exec(out)![1].replace("localhost", "127.0.0.1");
+  return {
+    url,
+    out,
+    async stop() {
+      child.kill("SIGTERM");
+      const status = await child.status;
+      reader.releaseLock();
+      await child.stdout.cancel().catch(() => {});
+      await child.stderr.cancel().catch(() => {});
+      return status;
+    },
+  };
+}
+
+Deno.test("first start prints the admin token once; later starts reuse its stored hash; SIGTERM exits 0", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "drive-main-" });
+  try {
+    const first = await startMain({ DRIVE_DATA_DIR: dir });
+    const token = /admin token \(shown once, store it now\): (\S+)/.exec(first.out)?.[1];
+    assert.ok(token, `no token in: ${first.out}`);
+    const health = await fetch(`${first.url}/healthz`);
+    assert.deepEqual(await health.json(), { status: "ok" });
+    const ok = await fetch(`${first.url}/admin/api/tenants`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(ok.status, 200);
+    await ok.body?.cancel();
+    assert.equal((await first.stop()).code, 0);
+
+    // The KV file holds only the token's hash, never the token.
+    const kvBytes = await Deno.readFile(`${dir}/drive.kv`);
+    assert.equal(new TextDecoder("latin1").decode(kvBytes).includes(token), false);
+
+    const second = await startMain({ DRIVE_DATA_DIR: dir });
+    assert.doesNotMatch(second.out, /admin token/);
+    const again = await fetch(`${second.url}/admin/api/tenants`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(again.status, 200);
+    await again.body?.cancel();
+    const wrong = await fetch(`${second.url}/admin/api/tenants`, {
+      headers: { authorization: "Bearer nope" },
+    });
+    assert.equal(wrong.status, 401);
+    assert.equal((await wrong.json()).error, "AUTH_004");
+    assert.equal((await second.stop()).code, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a bad configuration value stops start-up with a message naming the variable", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    env: { PORT: "0", DRIVE_BLOB_STORE: "s3", DRIVE_KV: ":memory:" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 2);
+  assert.match(new TextDecoder().decode(out.stderr), /DRIVE_BLOB_STORE/);
+});
+
+Deno.test("admin API: tenants, users, keys; bad bodies name the field; keys are shown once and revocable", async () => {
+  await withServer(async (server) => {
+    const { admin } = server;
+    const anon = await fetch(`${server.url}/admin/api/tenants`);
+    assert.equal(anon.status, 401);
+    await anon.body?.cancel();
+
+    const tenant = await admin.createTenant("Acme");
+    assert.ok(Number.isInteger(tenant.id) && tenant.id > 0);
+    assert.equal((await admin.call("GET", "/tenants")).body.items.length, 1);
+
+    const noName = await admin.call("POST", "/tenants", {});
+    assert.equal(noName.status, 400);
+    assert.equal(noName.body.error, "REQUEST_001");
+    assert.equal(noName.body.field, "name");
+
+    const user = await admin.createUser(tenant.id, "alice");
+    assert.equal(user.quotaBytes, server.config.defaultQuotaBytes);
+    const dupAccount = await admin.call("POST", "/users", {
+      tenantId: tenant.id,
+      accountId: "ALICE",
+      email: "other@example.com",
+      name: "x",
+    });
+    assert.equal(dupAccount.status, 409);
+    const dupEmail = await admin.call("POST", "/users", {
+      tenantId: tenant.id,
+      accountId: "bob",
+      email: "alice@example.com",
+      name: "x",
+    });
+    assert.equal(dupEmail.status, 409);
+    const badEmail = await admin.call("POST", "/users", {
+      tenantId: tenant.id,
+      accountId: "carol",
+      email: "nope",
+      name: "x",
+    });
+    assert.equal(badEmail.status, 400);
+    assert.equal(badEmail.body.field, "email");
+    const noTenant = await admin.call("POST", "/users", {
+      tenantId: 999,
+      accountId: "dan",
+      email: "d@example.com",
+      name: "x",
+    });
+    assert.equal(noTenant.status, 404);
+
+    const patched = await admin.call("PATCH", `/users/${user.userSeq}`, { quotaBytes: 1234 });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.body.quotaBytes, 1234);
+    assert.equal(patched.body.usedBytes, 0);
+    const listed = await admin.call("GET", `/users?tenantId=${tenant.id}`);
+    assert.deepEqual(listed.body.items.map((u: { accountId: string }) => u.accountId), ["alice"]);
+
+    const created = await admin.call("POST", "/keys", {
+      userSeq: user.userSeq,
+      scopes: ["api:write"],
+      label: "ci",
+    });
+    assert.equal(created.status, 201);
+    assert.deepEqual(created.body.scopes, ["api:read", "api:write"], "write implies read");
+    const keys = await admin.call("GET", `/keys?userSeq=${user.userSeq}`);
+    assert.equal(keys.body.items.length, 1);
+    assert.equal(
+      JSON.stringify(keys.body).includes(created.body.apiKey.split("_")[2]),
+      false,
+      "no secret in listings",
+    );
+    const badScope = await admin.call("POST", "/keys", {
+      userSeq: user.userSeq,
+      scopes: ["api:admin"],
+    });
+    assert.equal(badScope.status, 400);
+
+    const apiKey = created.body.apiKey as string;
+    const before = await fetch(`${server.url}/api/external/v1/folders`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ fn: "x" }),
+    });
+    assert.equal(before.status, 201);
+    await before.body?.cancel();
+    assert.equal((await admin.call("DELETE", `/keys/${created.body.keyId}`)).status, 204);
+    const after = await fetch(`${server.url}/api/external/v1/folders`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ fn: "y" }),
+    });
+    assert.equal(after.status, 401);
+    assert.equal((await after.json()).errorCode, "AUTH_002");
+  });
+});
+
+Deno.test("two app instances on one KV file behave as one service", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "drive-shared-kv-" });
+  const kvPath = `${dir}/drive.kv`;
+  const a = await startTestServer({ kvPath });
+  const b = await startTestServer({ kvPath });
+  try {
+    const alice = await newApiUser(a, "alice");
+    // The key issued through A authenticates on B, and B sees A's folder name as taken.
+    const viaA = await alice.call("POST", "/folders", { fn: "Shared" });
+    assert.equal(viaA.status, 201);
+    const onB = await fetch(`${b.url}/api/external/v1/folders`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${alice.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ fn: "shared" }),
+    });
+    assert.equal(onB.status, 409);
+    await onB.body?.cancel();
+
+    // Racing creations of one name through both instances: exactly one wins.
+    const tenant = alice.tenantId;
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 ? a : b).admin.call("POST", "/users", {
+          tenantId: tenant,
+          accountId: "racer",
+          email: `racer${i}@example.com`,
+          name: "r",
+        })),
+    );
+    assert.equal(results.filter((r) => r.status === 201).length, 1);
+    assert.ok(results.every((r) => r.status === 201 || r.status === 409));
+  } finally {
+    await a.close();
+    await b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("unknown paths answer 404 in each area's own error format", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    const ext = await alice.call("GET", "/no-such-endpoint");
+    assert.equal(ext.status, 404);
+    assert.equal(ext.body.errorCode, "REQUEST_004");
+    assert.equal(ext.body.result, false);
+    const adm = await server.admin.call("GET", "/no-such-endpoint");
+    assert.equal(adm.status, 404);
+    assert.equal(adm.body.error, "ADMIN_001");
+  });
+});
