@@ -9,7 +9,8 @@
  */
 import { storeGeneratedFile } from "../kv/tree/drive.ts";
 import { createShare } from "../kv/sharing/share_writes.ts";
-import { newApiUser, startTestServer } from "../tests/helpers/app.ts";
+import { startTestServer } from "../tests/helpers/server.ts";
+import { newApiUser } from "../tests/helpers/api.ts";
 
 function flag(name: string, fallback: number): number {
   const i = Deno.args.indexOf(`--${name}`);

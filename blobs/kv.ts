@@ -13,7 +13,7 @@ import {
   newBlobId,
   type StoredBlob,
 } from "./store.ts";
-import { deletePrefix } from "../kv/db.ts";
+import { blobChunkKey, blobKey, blobPendingKey } from "../kv/keys.ts";
 
 /** Below KV's 64 KiB value limit with room for the serializer's header. */
 export const KV_CHUNK = 63 * 1024;
@@ -28,11 +28,6 @@ interface BlobRecord {
   /** When the blob was complete (ms); absent on blobs stored before it was recorded. */
   storedAt?: number;
 }
-
-const blobKey = (id: string): Deno.KvKey => ["blob", id];
-const chunkPrefix = (id: string): Deno.KvKey => ["blob_chunk", id];
-const chunkKey = (id: string, n: number): Deno.KvKey => ["blob_chunk", id, n];
-const pendingKey = (id: string): Deno.KvKey => ["blob_pending", id];
 
 export function openKvBlobStore(kv: Deno.Kv): BlobStore {
   async function record(blobId: string): Promise<BlobRecord> {
@@ -50,10 +45,10 @@ export function openKvBlobStore(kv: Deno.Kv): BlobStore {
       let n = 0;
       let batch = kv.atomic();
       let pending = 0;
-      await kv.set(pendingKey(blobId), Date.now());
+      await kv.set(blobPendingKey(blobId), Date.now());
       try {
         for await (const piece of coalesce(body, KV_CHUNK, opts, (i) => (info = i))) {
-          batch.set(chunkKey(blobId, n++), piece.slice());
+          batch.set(blobChunkKey(blobId, n++), piece.slice());
           if (++pending === CHUNKS_PER_COMMIT) {
             await batch.commit();
             batch = kv.atomic();
@@ -69,11 +64,11 @@ export function openKvBlobStore(kv: Deno.Kv): BlobStore {
             chunks: n,
             storedAt: Date.now(),
           } satisfies BlobRecord,
-        ).delete(pendingKey(blobId));
+        ).delete(blobPendingKey(blobId));
         await batch.commit();
       } catch (err) {
-        await deletePrefix(kv, chunkPrefix(blobId)).catch(() => {});
-        await kv.delete(pendingKey(blobId)).catch(() => {});
+        await deletePrefix(kv, blobChunkKey(blobId)).catch(() => {});
+        await kv.delete(blobPendingKey(blobId)).catch(() => {});
         throw err;
       }
       return { blobId, ...info };
@@ -92,7 +87,7 @@ export function openKvBlobStore(kv: Deno.Kv): BlobStore {
             return;
           }
           const keys = [];
-          for (let i = next; i <= Math.min(last, next + 9); i++) keys.push(chunkKey(blobId, i));
+          for (let i = next; i <= Math.min(last, next + 9); i++) keys.push(blobChunkKey(blobId, i));
           const entries = await kv.getMany<Uint8Array[]>(keys);
           for (const entry of entries) {
             const i = entry.key[2] as number;
@@ -119,24 +114,39 @@ export function openKvBlobStore(kv: Deno.Kv): BlobStore {
 
     async delete(blobId: string): Promise<void> {
       await kv.delete(blobKey(blobId));
-      await deletePrefix(kv, chunkPrefix(blobId));
+      await deletePrefix(kv, blobChunkKey(blobId));
     },
 
     async *list(): AsyncIterable<StoredBlob> {
-      for await (const e of kv.list<BlobRecord>({ prefix: ["blob"] })) {
+      for await (const e of kv.list<BlobRecord>({ prefix: blobKey() })) {
         yield { blobId: e.key[1] as string, size: e.value.size, storedAt: e.value.storedAt ?? 0 };
       }
     },
 
     async removeAbandonedWrites(before: number): Promise<number> {
       let removed = 0;
-      for await (const e of kv.list<number>({ prefix: ["blob_pending"] })) {
+      for await (const e of kv.list<number>({ prefix: blobPendingKey() })) {
         if (e.value >= before) continue;
         const blobId = e.key[1] as string;
-        await deletePrefix(kv, chunkPrefix(blobId));
+        await deletePrefix(kv, blobChunkKey(blobId));
         if ((await kv.atomic().check(e).delete(e.key).commit()).ok) removed++;
       }
       return removed;
     },
   };
+}
+
+/** Deletes every key under `prefix`, in commits that stay below KV's per-commit limits. */
+async function deletePrefix(kv: Deno.Kv, prefix: Deno.KvKey): Promise<void> {
+  let batch = kv.atomic();
+  let n = 0;
+  for await (const entry of kv.list({ prefix })) {
+    batch.delete(entry.key);
+    if (++n === 500) {
+      await batch.commit();
+      batch = kv.atomic();
+      n = 0;
+    }
+  }
+  if (n > 0) await batch.commit();
 }

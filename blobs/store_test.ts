@@ -9,7 +9,7 @@ import {
   type BlobStore,
   BlobTooLargeError,
 } from "./store.ts";
-import { testBytes } from "../tests/helpers/app.ts";
+import { testBytes } from "../tests/helpers/bytes.ts";
 
 const MiB = 1024 * 1024;
 

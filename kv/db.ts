@@ -4,6 +4,7 @@
  * and tries again instead of leaving a half-written tree.
  */
 import { DriveError, fail } from "./errors.ts";
+import { seqKey } from "./keys.ts";
 
 const MAX_ATTEMPTS = 40;
 
@@ -47,8 +48,6 @@ export async function commit(op: Deno.AtomicOperation): Promise<true | typeof CO
   return res.ok ? true : CONFLICT;
 }
 
-const seqKey = (name: string): Deno.KvKey => ["seq", name];
-
 /** Next value of a named, strictly increasing positive sequence (shared by every process on the KV). */
 export function nextSeq(kv: Deno.Kv, name: string): Promise<number> {
   return commitWithRetry(async () => {
@@ -57,21 +56,6 @@ export function nextSeq(kv: Deno.Kv, name: string): Promise<number> {
     const ok = await commit(kv.atomic().check(cur).set(seqKey(name), next));
     return ok === true ? next : CONFLICT;
   });
-}
-
-/** Deletes every key under `prefix`, in commits that stay below KV's per-commit limits. */
-export async function deletePrefix(kv: Deno.Kv, prefix: Deno.KvKey): Promise<void> {
-  let batch = kv.atomic();
-  let n = 0;
-  for await (const entry of kv.list({ prefix })) {
-    batch.delete(entry.key);
-    if (++n === 500) {
-      await batch.commit();
-      batch = kv.atomic();
-      n = 0;
-    }
-  }
-  if (n > 0) await batch.commit();
 }
 
 /** Reads many keys, in getMany's batches of at most 10. */

@@ -15,15 +15,11 @@ import {
   MAX_LIST_ENTRIES,
   MAX_RESULT_TEXT_BYTES,
 } from "./limits.ts";
-import {
-  encodeProviderPath,
-  type Operation,
-  OPERATION_METHOD,
-  PROVIDER_BASE,
-  segmentProblem,
-} from "./paths.ts";
+import { encodeProviderPath, OPERATION_METHOD, PROVIDER_BASE, segmentProblem } from "./paths.ts";
+import type { Operation } from "./state/operations.ts";
 import { UNSUPPORTED_CODE } from "./responses.ts";
 import { parseStrictJson } from "./strict_json.ts";
+import { sha256Hex } from "../lib/secrets.ts";
 
 export type HostResult<T> =
   | { ok: true; status: number; value: T }
@@ -328,8 +324,6 @@ const failure = (
   message = "",
   unsupported = false,
 ): Failure => ({ ok: false, status, unsupported, message, problems });
-
-const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 export class ProviderHostClient {
   readonly base: string | null;

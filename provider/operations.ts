@@ -3,7 +3,8 @@
  * under the adapter's root and every change goes through the same kv/ operations the drive API
  * uses (createFolder, storeNewFile/putContent, renameResource, trashResource, the lock record).
  */
-import { type Adapter, type OptionalOperation } from "./state/adapters.ts";
+import type { Adapter } from "./state/adapters.ts";
+import type { OptionalOperation } from "./state/operations.ts";
 import { type Action, authorizeResourceAccess, type Caller } from "../kv/sharing/authorize.ts";
 import type { Deps } from "../kv/deps.ts";
 import {

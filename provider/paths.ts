@@ -5,21 +5,9 @@
  */
 import { findChildByName, MAX_DEPTH, type Resource } from "../kv/tree/resources.ts";
 import { MAX_NAME_CHARS, MAX_PATH_CHARS } from "./limits.ts";
+import { type Operation, OPERATIONS } from "./state/operations.ts";
 
 export const PROVIDER_BASE = "/doc-storage/v1";
-
-export const OPERATIONS = [
-  "info",
-  "list",
-  "get",
-  "put",
-  "lock",
-  "unlock",
-  "mkdir",
-  "rename",
-  "delete",
-] as const;
-export type Operation = typeof OPERATIONS[number];
 
 export const OPERATION_METHOD: Record<Operation, string> = {
   info: "GET",

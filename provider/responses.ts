@@ -4,7 +4,7 @@
  * Content-Length; nothing is ever compressed or chunked.
  */
 import { BlobNotFoundError } from "../blobs/store.ts";
-import type { OptionalOperation } from "./state/adapters.ts";
+import type { OptionalOperation } from "./state/operations.ts";
 import { DriveError, type ErrorCode } from "../kv/errors.ts";
 
 /** A protocol failure: status plus the short text the host may show. */

@@ -1,15 +1,18 @@
 /**
  * `deno task build`: bundles the admin console and the share page for the browser into
- * static/build/ (committed), copies the stylesheet, and records the source fingerprint in
- * static/build/manifest.json. See docs/console.md.
+ * static/build/ (committed), minifies the stylesheet there, and records the source fingerprint
+ * in static/build/manifest.json. See docs/console.md.
  */
-import { ROOT, sha256Hex, uiSourceHash } from "./source_hash.ts";
+import { sha256Hex } from "../lib/secrets.ts";
+import { ROOT, uiSourceHash } from "./source_hash.ts";
 
+/** The scripts: each entry with everything it imports, minified. */
 export const BUNDLES = [
   { entry: "ui/admin/main.tsx", output: "admin.js" },
   { entry: "ui/share/main.tsx", output: "share.js" },
 ];
-export const COPIED = [{ source: "ui/styles.css", output: "styles.css" }];
+/** ui/styles.css is the one stylesheet source; static/build/ only holds its minified build. */
+export const STYLESHEETS = [{ entry: "ui/styles.css", output: "styles.css" }];
 
 export interface BuildManifest {
   sourceHash: string;
@@ -41,10 +44,11 @@ async function bundle(entry: string, output: string, outDir: URL): Promise<void>
 export async function build(outDir = BUILD_DIR): Promise<BuildManifest> {
   await Deno.mkdir(outDir, { recursive: true });
   const sourceHash = await uiSourceHash();
-  for (const b of BUNDLES) await bundle(b.entry, b.output, outDir);
-  for (const c of COPIED) await Deno.copyFile(new URL(c.source, ROOT), new URL(c.output, outDir));
+  // deno bundle minifies CSS with the same esbuild that bundles the scripts.
+  const outputs = [...BUNDLES, ...STYLESHEETS];
+  for (const b of outputs) await bundle(b.entry, b.output, outDir);
   const files: Record<string, string> = {};
-  for (const name of [...BUNDLES, ...COPIED].map((x) => x.output).sort()) {
+  for (const name of outputs.map((x) => x.output).sort()) {
     files[name] = sha256Hex(await Deno.readFile(new URL(name, outDir)));
   }
   const manifest: BuildManifest = { sourceHash, files };

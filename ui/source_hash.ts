@@ -33,7 +33,3 @@ export async function uiSourceHash(): Promise<string> {
   }));
   return hash.digest("hex");
 }
-
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}

@@ -5,14 +5,11 @@
  * client's rules.
  */
 import { Hono } from "hono";
-import { z } from "zod";
 import {
-  ADAPTER_NAME_PATTERN,
   createAdapter,
   deleteAdapter,
   listAdapters,
   loadAdapterWithSecret,
-  OPTIONAL_OPERATIONS,
   requireAdapter,
   rotateAdapterSecret,
 } from "../../provider/state/adapters.ts";
@@ -20,23 +17,15 @@ import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import { normalizeBaseUrl, ProviderHostClient } from "../../provider/host_client.ts";
 import { validJson, validOptionalJson } from "../http/validate.ts";
-
-const Secret = z.string().min(1, "must not be empty");
-
-const CreateAdapter = z.object({
-  name: z.string().regex(
-    ADAPTER_NAME_PATTERN,
-    "1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit",
-  ),
-  secret: Secret.optional(),
-  userSeq: z.number().int().positive(),
-  folderSeq: z.number().int().positive().nullish(),
-  operations: z.array(z.enum(OPTIONAL_OPERATIONS)).optional(),
-  readOnly: z.boolean().optional(),
-}).strict();
-
-const Rotate = z.object({ secret: Secret.optional() }).strict();
-const ConnectionTest = z.object({ baseUrl: z.string().optional() }).strict();
+import {
+  type Adapter,
+  type ConnectionTest,
+  ConnectionTestBody,
+  CreateAdapterBody,
+  type CreatedAdapter,
+  type RotatedSecret,
+  RotateSecretBody,
+} from "./schemas.ts";
 
 const TEST_TIMEOUT_MS = 15_000;
 
@@ -44,14 +33,19 @@ export function adaptersAdminApi(d: Deps) {
   const app = new Hono();
 
   app.post("/adapters", async (c) => {
-    const body = await validJson(c, CreateAdapter);
+    const body = await validJson(c, CreateAdapterBody);
     const { adapter, secret } = await createAdapter(d, body);
-    return c.json({ ...adapter, secret }, 201);
+    return c.json({ ...adapter, secret } satisfies CreatedAdapter, 201);
   });
 
-  app.get("/adapters", async (c) => c.json({ items: await listAdapters(d.kv) }));
+  app.get(
+    "/adapters",
+    async (c) => c.json({ items: await listAdapters(d.kv) satisfies Adapter[] }),
+  );
 
-  app.get("/adapters/:name", async (c) => c.json(await requireAdapter(d.kv, c.req.param("name"))));
+  app.get("/adapters/:name", async (c) => {
+    return c.json(await requireAdapter(d.kv, c.req.param("name")) satisfies Adapter);
+  });
 
   app.delete("/adapters/:name", async (c) => {
     await deleteAdapter(d.kv, c.req.param("name"));
@@ -59,12 +53,13 @@ export function adaptersAdminApi(d: Deps) {
   });
 
   app.post("/adapters/:name/rotate-secret", async (c) => {
-    const body = await validOptionalJson(c, Rotate);
-    return c.json(await rotateAdapterSecret(d, c.req.param("name"), body.secret));
+    const body = await validOptionalJson(c, RotateSecretBody);
+    const rotated = await rotateAdapterSecret(d, c.req.param("name"), body.secret);
+    return c.json(rotated satisfies RotatedSecret);
   });
 
   app.post("/adapters/:name/test", async (c) => {
-    const body = await validOptionalJson(c, ConnectionTest);
+    const body = await validOptionalJson(c, ConnectionTestBody);
     const baseUrl = body.baseUrl ?? d.config.publicUrl;
     const normalized = normalizeBaseUrl(baseUrl);
     if ("problem" in normalized) fail("REQUEST_001", `baseUrl: ${normalized.problem}`, "baseUrl");
@@ -79,27 +74,29 @@ export function adaptersAdminApi(d: Deps) {
     const started = performance.now();
     const result = await client.list([]);
     const durationMs = Math.round(performance.now() - started);
+    let verdict: ConnectionTest;
     if (result.ok) {
-      return c.json({
+      verdict = {
         ok: true,
         status: result.status,
         durationMs,
         entries: result.value,
         problems: [],
-      });
-    }
-    if (result.unsupported) {
+      };
+    } else if (result.unsupported) {
       // A valid LIST_NOT_SUPPORTED: the connection works; listing is unavailable.
-      return c.json({
+      verdict = {
         ok: true,
         status: 501,
         durationMs,
         unsupported: true,
         notice: "The provider does not support list; file listing is unavailable",
         problems: [],
-      });
+      };
+    } else {
+      verdict = { ok: false, status: result.status, durationMs, problems: result.problems };
     }
-    return c.json({ ok: false, status: result.status, durationMs, problems: result.problems });
+    return c.json(verdict);
   });
 
   return app;

@@ -15,16 +15,13 @@ import {
 } from "../../kv/tree/locks.ts";
 import { getResource, toIso } from "../../kv/tree/resources.ts";
 import { seqFromPath, validOptionalJson, validQuery } from "../http/validate.ts";
+import {
+  type DocumentLock,
+  type LockRelease as LockReleaseView,
+  ReleaseLockBody,
+} from "./schemas.ts";
 
-const ReleaseBody = z.object({
-  releasedBy: z.string().trim().min(1, "must not be empty").max(
-    200,
-    "must be at most 200 characters",
-  )
-    .optional(),
-}).strict();
-
-async function lockView(kv: Deno.Kv, lock: Lock) {
+async function lockView(kv: Deno.Kv, lock: Lock): Promise<DocumentLock> {
   const resource = await getResource(kv, lock.rs);
   return {
     resourceSeq: lock.rs,
@@ -38,7 +35,7 @@ async function lockView(kv: Deno.Kv, lock: Lock) {
   };
 }
 
-async function releaseView(kv: Deno.Kv, release: LockRelease) {
+async function releaseView(kv: Deno.Kv, release: LockRelease): Promise<LockReleaseView> {
   return {
     resourceSeq: release.lock.rs,
     releasedBy: release.releasedBy,
@@ -67,7 +64,7 @@ export function locksAdminApi(d: Deps) {
   app.delete("/locks/:resourceSeq", async (c) => {
     const rs = seqFromPath(c, "resourceSeq");
     // The body is optional: a bare DELETE releases as "admin".
-    const body = await validOptionalJson(c, ReleaseBody);
+    const body = await validOptionalJson(c, ReleaseLockBody);
     const release = await forceReleaseLock(d.kv, rs, body.releasedBy ?? "admin");
     if (!release) fail("LOCK_001", `Document ${rs} has no live lock`, "resourceSeq");
     return c.json(await releaseView(d.kv, release));

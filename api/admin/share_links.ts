@@ -7,19 +7,21 @@ import { listLinkShares } from "../../kv/sharing/share_links.ts";
 import { removeShare } from "../../kv/sharing/share_writes.ts";
 import { getShare, LINK_TYPES, linkUrlOf } from "../../kv/sharing/shares.ts";
 import { seqFromPath } from "../http/validate.ts";
+import type { ShareLink } from "./schemas.ts";
 
 export function shareLinksAdminApi(d: Deps) {
   const app = new Hono();
 
   app.get("/share-links", async (c) => {
     const shares = await listLinkShares(d.kv);
-    const items = await Promise.all(shares.map(async (s) => ({
+    const items = await Promise.all(shares.map(async (s): Promise<ShareLink> => ({
       shareSeq: s.shareSeq,
       resourceSeq: s.rs,
       resourceName: (await getResource(d.kv, s.rs))?.name ?? null,
       ownerSeq: s.ownerSeq,
       shareType: s.type,
-      url: linkUrlOf(d.config.publicUrl, s),
+      // listLinkShares returns only shares that have a link token.
+      url: linkUrlOf(d.config.publicUrl, s)!,
       expireDate: s.expiresAt === null ? null : toIso(s.expiresAt),
       isPasswordEnabled: s.passwordHash !== null,
       createdAt: toIso(s.createdAt),

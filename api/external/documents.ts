@@ -1,13 +1,16 @@
-/** Create a document from a built-in template (Word, spreadsheet, presentation or note). */
+/**
+ * Create a document from a built-in template (Word, spreadsheet, presentation or note): the
+ * shipped template file (kv/tree/templates.ts) is streamed into the blob store like an upload.
+ */
 import { createRoute, z } from "@hono/zod-openapi";
 import { authorizeFolderTarget } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
-import { isDriveError, storeGeneratedFile } from "../../kv/tree/drive.ts";
+import { isDriveError, storeNewFile } from "../../kv/tree/drive.ts";
 import { fail } from "../../kv/errors.ts";
 import { pickTemplateLanguage, TEMPLATE_TYPES, templateFile } from "../../kv/tree/templates.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { bodySeq, errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import { bodySeq, errorResponses, jsonBody, jsonOk, newOpenApiApp } from "../http/openapi.ts";
 
 const CreateDocumentBody = z.object({
   tt: z.enum(TEMPLATE_TYPES, { error: "tt must be word, excel, ppt or note" }).openapi({
@@ -30,7 +33,7 @@ const createDocumentRoute = createRoute({
         example: "ko-KR,ko;q=0.9,en;q=0.8",
       }),
     }),
-    body: { required: true, content: { "application/json": { schema: CreateDocumentBody } } },
+    body: jsonBody(CreateDocumentBody),
   },
   responses: {
     ...jsonOk(
@@ -59,12 +62,14 @@ export function documentsApi(d: Deps) {
       if (isDriveError(err, "PERMISSION_004")) fail("PERMISSION_002", err.message, "pfs");
       throw err;
     }
-    const template = templateFile(body.tt, pickTemplateLanguage(c.req.header("accept-language")));
-    const doc = await storeGeneratedFile(d, {
+    const language = pickTemplateLanguage(c.req.header("accept-language"));
+    const template = await templateFile(body.tt, language);
+    const doc = await storeNewFile(d, {
       ownerSeq: target.ownerSeq,
       parentRs: target.parentRs,
       name: template.name,
-      bytes: template.bytes,
+      body: template.body,
+      expectedSize: template.size,
       actorSeq: caller.userSeq,
       onConflict: "rename",
       quotaCode: "QUOTA_003",

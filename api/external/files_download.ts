@@ -127,8 +127,8 @@ export function filesDownloadApi(d: Deps) {
     return ok(c, { linkUrl: `/api/external/v1/files/download?dt=${token}` }, 200);
   });
 
-  // Public (see PUBLIC_PATHS in external.ts): the token stands for its issuer's access, which is
-  // checked again now, so a revoked share stops a link that is still unexpired.
+  // Public (see PUBLIC_PATHS in api/external/index.ts): the token stands for its issuer's
+  // access, which is checked again now, so a revoked share stops a link that is still unexpired.
   app.get("/files/download", async (c) => {
     const record = await redeemDownloadToken(d.kv, c.req.query("dt"), "file");
     const file = await authorizedFile(d, record.caller, record.rs, record.ss, "download");

@@ -12,7 +12,7 @@ import { fail } from "../../kv/errors.ts";
 import { listVersions, type Resource, toIso } from "../../kv/tree/resources.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { bodySeq, errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import { bodySeq, errorResponses, jsonBody, jsonOk, newOpenApiApp } from "../http/openapi.ts";
 import {
   CreatedResourceSchema,
   NameField,
@@ -56,10 +56,7 @@ const renameRoute = createRoute({
   tags: ["Files"],
   summary: "Rename a file",
   middleware: [requireWrite] as const,
-  request: {
-    params: RsParams,
-    body: { required: true, content: { "application/json": { schema: RenameBody } } },
-  },
+  request: { params: RsParams, body: jsonBody(RenameBody) },
   responses: {
     ...jsonOk(z.object({ name: z.string() }), "The name actually applied"),
     ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_003", "RESOURCE_004", "RESOURCE_010"),
@@ -72,10 +69,7 @@ const moveRoute = createRoute({
   tags: ["Files"],
   summary: "Move a file to a folder of the same or (with upload permission) another drive",
   middleware: [requireWrite] as const,
-  request: {
-    params: RsParams,
-    body: { required: false, content: { "application/json": { schema: TargetBody } } },
-  },
+  request: { params: RsParams, body: jsonBody(TargetBody, false) },
   responses: {
     ...jsonOk(ResourceItemSchema, "The moved file"),
     ...errorResponses(
@@ -96,16 +90,9 @@ const copyRoute = createRoute({
   tags: ["Files"],
   summary: "Copy a file (a taken name becomes 'name (n).ext')",
   middleware: [requireWrite] as const,
-  request: {
-    params: RsParams,
-    body: { required: false, content: { "application/json": { schema: TargetBody } } },
-  },
+  request: { params: RsParams, body: jsonBody(TargetBody, false) },
   responses: {
-    ...jsonOk(
-      CreatedResourceSchema,
-      "The new file",
-      201,
-    ),
+    ...jsonOk(CreatedResourceSchema, "The new file", 201),
     ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_005", "RESOURCE_008", "RESOURCE_015"),
   },
 });
@@ -118,10 +105,7 @@ const deleteRoute = createRoute({
   middleware: [requireWrite] as const,
   request: { params: RsParams, query: SsQuery },
   responses: {
-    ...jsonOk(
-      TrashedResourceSchema,
-      "The file is in the trash",
-    ),
+    ...jsonOk(TrashedResourceSchema, "The file is in the trash"),
     ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_010"),
   },
 });

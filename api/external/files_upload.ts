@@ -2,7 +2,7 @@
  * POST /files: streamed multipart upload as a new file (st=duplicate), a new version of `rs`
  * (st=version) or a replacement of it (st=overwrite). Fields before the file part decide the
  * target, permissions and quota before any byte is stored; the bytes go straight to the blob
- * store and one KV commit makes them visible (kv/drive.ts).
+ * store and one KV commit makes them visible (kv/tree/drive.ts).
  */
 import { z } from "@hono/zod-openapi";
 import { authorizeFolderTarget, authorizeResourceAccess } from "../../kv/sharing/authorize.ts";

@@ -8,6 +8,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { downloadZip, predictLength } from "client-zip";
+import { authorizeResourceAccess } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { issueDownloadToken, redeemDownloadToken } from "../../kv/tree/download_tokens.ts";
 import { fail } from "../../kv/errors.ts";
@@ -15,7 +16,6 @@ import { iterateSubtree, type Resource } from "../../kv/tree/resources.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { contentDisposition } from "../http/content_disposition.ts";
 import { ok } from "../http/envelope.ts";
-import { authorizedFolder } from "./folders.ts";
 import { RsParams, SsQuery } from "../http/schemas.ts";
 import { errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
 
@@ -124,7 +124,12 @@ export function folderZipApi(d: Deps) {
     const { resourceSeq } = c.req.valid("param");
     const { ss } = c.req.valid("query");
     const caller = c.get("caller");
-    await authorizedFolder(d, caller, resourceSeq, ss, "download");
+    await authorizeResourceAccess(
+      d.kv,
+      caller,
+      { rs: resourceSeq, ss, type: "FOLDER" },
+      "download",
+    );
     const token = await issueDownloadToken(d.kv, {
       kind: "folder",
       rs: resourceSeq,
@@ -134,11 +139,15 @@ export function folderZipApi(d: Deps) {
     return ok(c, { linkUrl: `/api/external/v1/folders/download?dt=${token}` }, 200);
   });
 
-  // Public (PUBLIC_PATHS in external.ts): the token stands for its issuer, whose access is
-  // checked again now.
+  // Public (PUBLIC_PATHS in api/external/index.ts): the token stands for its issuer, whose
+  // access is checked again now.
   app.get("/folders/download", async (c) => {
     const record = await redeemDownloadToken(d.kv, c.req.query("dt"), "folder");
-    const folder = await authorizedFolder(d, record.caller, record.rs, record.ss, "download");
+    const { resource: folder } = await authorizeResourceAccess(d.kv, record.caller, {
+      rs: record.rs,
+      ss: record.ss,
+      type: "FOLDER",
+    }, "download");
     const { body, length } = zipStream(d, await collectEntries(d, folder));
     const headers = new Headers({
       "content-type": "application/zip",

@@ -18,7 +18,7 @@ import { fail } from "../../kv/errors.ts";
 import { type Resource, toIso } from "../../kv/tree/resources.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { bodySeq, errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import { bodySeq, errorResponses, jsonBody, jsonOk, newOpenApiApp } from "../http/openapi.ts";
 import {
   CreatedResourceSchema,
   NameField,
@@ -57,15 +57,9 @@ const createFolderRoute = createRoute({
   tags: ["Folders"],
   summary: "Create a folder",
   middleware: [requireWrite] as const,
-  request: {
-    body: { required: true, content: { "application/json": { schema: CreateFolderBody } } },
-  },
+  request: { body: jsonBody(CreateFolderBody) },
   responses: {
-    ...jsonOk(
-      CreatedResourceSchema,
-      "Created",
-      201,
-    ),
+    ...jsonOk(CreatedResourceSchema, "Created", 201),
     ...errorResponses(
       "AUTH_003",
       "RESOURCE_003",
@@ -85,10 +79,7 @@ const renameFolderRoute = createRoute({
   tags: ["Folders"],
   summary: "Rename a folder (a taken name fails; there is no collision policy for folders)",
   middleware: [requireWrite] as const,
-  request: {
-    params: RsParams,
-    body: { required: true, content: { "application/json": { schema: RenameFolderBody } } },
-  },
+  request: { params: RsParams, body: jsonBody(RenameFolderBody) },
   responses: {
     ...jsonOk(z.object({ resourceSeq: z.number().int(), name: z.string() }), "Renamed"),
     ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_003", "RESOURCE_004", "RESOURCE_010"),
@@ -101,10 +92,7 @@ const moveFolderRoute = createRoute({
   tags: ["Folders"],
   summary: "Move a folder, with everything in it, to another folder of the same drive",
   middleware: [requireWrite] as const,
-  request: {
-    params: RsParams,
-    body: { required: false, content: { "application/json": { schema: MoveFolderBody } } },
-  },
+  request: { params: RsParams, body: jsonBody(MoveFolderBody, false) },
   responses: {
     ...jsonOk(ResourceItemSchema, "The moved folder"),
     ...errorResponses(
@@ -129,10 +117,7 @@ const deleteFolderRoute = createRoute({
   middleware: [requireWrite] as const,
   request: { params: RsParams, query: SsQuery },
   responses: {
-    ...jsonOk(
-      TrashedResourceSchema,
-      "The folder is in the trash",
-    ),
+    ...jsonOk(TrashedResourceSchema, "The folder is in the trash"),
     ...errorResponses(
       "AUTH_003",
       "RESOURCE_001",
@@ -145,7 +130,7 @@ const deleteFolderRoute = createRoute({
 });
 
 /** The folder `caller` may `action`, or the catalog error saying why not. */
-export async function authorizedFolder(
+async function authorizedFolder(
   d: Deps,
   caller: Caller,
   rs: number,

@@ -2,7 +2,9 @@
 import type { Deps } from "../../kv/deps.ts";
 import { type ApiEnv, requireApiKey } from "../http/auth.ts";
 import { externalApiError } from "../http/errors.ts";
-import { filesApi } from "./files.ts";
+import { filesDownloadApi } from "./files_download.ts";
+import { filesManageApi } from "./files_manage.ts";
+import { filesUploadApi } from "./files_upload.ts";
 import { foldersApi } from "./folders.ts";
 import { folderZipApi } from "./folder_zip.ts";
 import { resourcesApi } from "./resources.ts";
@@ -44,7 +46,9 @@ export function externalApi(d: Deps) {
   app.route("/", sharesApi(d));
   app.route("/", sharedApi(d));
   app.route("/", pinnedApi(d));
-  app.route("/", filesApi(d));
+  app.route("/", filesUploadApi(d));
+  app.route("/", filesDownloadApi(d));
+  app.route("/", filesManageApi(d));
   app.route("/web-office", webOfficeApi(d));
 
   app.get("/docs", (c) => c.html(API_DOCS_HTML));

@@ -8,7 +8,14 @@ import { addPin, listPins, type Pin, removePin } from "../../kv/sharing/pins.ts"
 import { toIso } from "../../kv/tree/resources.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { bodySeq, errorResponses, jsonOk, newOpenApiApp, seqParam } from "../http/openapi.ts";
+import {
+  bodySeq,
+  errorResponses,
+  jsonBody,
+  jsonOk,
+  newOpenApiApp,
+  seqParam,
+} from "../http/openapi.ts";
 
 const PinnedFolderSchema = z.object({
   pinnedFolderSeq: z.number().int(),
@@ -32,6 +39,11 @@ function pinView(p: Pin) {
   };
 }
 
+const PinFolderBody = z.object({
+  rs: z.number({ error: "rs is required and must be a folder seq" }).int().positive(),
+  ss: bodySeq("Folder owner's user seq; required for a folder shared with the caller"),
+}).openapi("PinFolderRequest");
+
 const tags = ["Pinned folders"];
 
 const listRoute = createRoute({
@@ -50,19 +62,7 @@ const addRoute = createRoute({
   path: "/pinned-folders",
   tags,
   summary: "Pin a folder (own, or shared with the caller: send ss)",
-  request: {
-    body: {
-      required: true,
-      content: {
-        "application/json": {
-          schema: z.object({
-            rs: z.number({ error: "rs is required and must be a folder seq" }).int().positive(),
-            ss: bodySeq("Folder owner's user seq; required for a folder shared with the caller"),
-          }).openapi("PinFolderRequest"),
-        },
-      },
-    },
-  },
+  request: { body: jsonBody(PinFolderBody) },
   responses: {
     ...jsonOk(PinnedFolderSchema, "Pinned", 201),
     ...errorResponses(

@@ -6,33 +6,24 @@ import { createRoute, z } from "@hono/zod-openapi";
 import {
   authorizeFolderTarget,
   authorizeResourceAccess,
-  effectivePermissions,
   OWNER_PERMISSIONS,
+  visibleAncestors,
 } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
-import { fail } from "../../kv/errors.ts";
-import { listChildren, type Resource } from "../../kv/tree/resources.ts";
+import { listChildren } from "../../kv/tree/resources.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { errorResponses, jsonOk, newOpenApiApp, optionalSeq, seqParam } from "../http/openapi.ts";
-import { PermissionsSchema, ResourceItemSchema, toResourceItem } from "../http/schemas.ts";
-
-export const MAX_PAGE_SIZE = 1000;
+import { errorResponses, jsonOk, newOpenApiApp, optionalSeq } from "../http/openapi.ts";
+import { decodeCursor, encodeCursor, PageQuery } from "../http/cursor.ts";
+import {
+  PermissionsSchema,
+  ResourceItemSchema,
+  RsParams,
+  SsQuery,
+  toResourceItem,
+} from "../http/schemas.ts";
 
 const query = (name: string) => ({ param: { name, in: "query" as const } });
-
-/** ps and cursor, shared by every cursor-paginated listing of this API. */
-export const PageQuery = z.object({
-  ps: z.coerce.number({ error: `ps must be an integer from 1 to ${MAX_PAGE_SIZE}` }).int({
-    error: `ps must be an integer from 1 to ${MAX_PAGE_SIZE}`,
-  }).min(1, { error: `ps must be at least 1` }).max(MAX_PAGE_SIZE, {
-    error: `ps must be at most ${MAX_PAGE_SIZE}`,
-  }).default(100).openapi({ ...query("ps"), description: `Page size, 1 to ${MAX_PAGE_SIZE}` }),
-  cursor: z.string().max(2000).optional().openapi({
-    ...query("cursor"),
-    description: "nextCursor of the previous page, with the same other parameters",
-  }),
-});
 
 const ListQuery = PageQuery.extend({
   pfs: optionalSeq("Folder to list; omitted = the caller's drive root", "pfs").openapi(
@@ -50,30 +41,6 @@ const ListQuery = PageQuery.extend({
     query("so"),
   ),
 });
-
-/**
- * Cursors are KV's own (pages never skip or repeat under concurrent changes), wrapped with
- * what they were issued for so that a cursor reused with other parameters is refused.
- */
-export function encodeCursor(binding: string, kvCursor: string | null): string | null {
-  if (kvCursor === null) return null;
-  return btoa(JSON.stringify({ b: binding, c: kvCursor })).replaceAll("+", "-").replaceAll(
-    "/",
-    "_",
-  ).replace(/=+$/, "");
-}
-
-export function decodeCursor(binding: string, cursor: string | undefined): string | undefined {
-  if (cursor === undefined) return undefined;
-  let parsed: { b?: unknown; c?: unknown } | null = null;
-  try {
-    parsed = JSON.parse(atob(cursor.replaceAll("-", "+").replaceAll("_", "/")));
-  } catch { /* reported below */ }
-  if (parsed?.b !== binding || typeof parsed?.c !== "string") {
-    fail("RESOURCE_018", "cursor is not one this listing returned for these parameters", "cursor");
-  }
-  return parsed.c;
-}
 
 const ListDataSchema = z.object({
   parentSeq: z.number().int().nullable().openapi({ description: "The listed folder; null = root" }),
@@ -120,35 +87,12 @@ const metadataRoute = createRoute({
   path: "/resources/{resourceSeq}",
   tags: ["Resources"],
   summary: "Metadata of a file or folder, the caller's permissions and its path",
-  request: {
-    params: z.object({ resourceSeq: seqParam("resourceSeq") }),
-    query: z.object({
-      ss: optionalSeq("Owner's user seq when the resource is shared with the caller").openapi(
-        query("ss"),
-      ),
-    }),
-  },
+  request: { params: RsParams, query: SsQuery },
   responses: {
     ...jsonOk(MetadataSchema, "The resource"),
     ...errorResponses("RESOURCE_002", "PERMISSION_002"),
   },
 });
-
-/** Ancestors (top first) the caller may see: all for the owner, up to the shared top otherwise. */
-async function visibleAncestors(
-  kv: Deno.Kv,
-  caller: { userSeq: number; tenantId: number },
-  path: Resource[],
-): Promise<Resource[]> {
-  const out: Resource[] = [];
-  for (let i = 1; i < path.length; i++) {
-    if (path[i].ownerSeq !== caller.userSeq) {
-      if (!(await effectivePermissions(kv, caller, path.slice(i))).canView) break;
-    }
-    out.push(path[i]);
-  }
-  return out.reverse();
-}
 
 export function resourcesApi(d: Deps) {
   const app = newOpenApiApp<ApiEnv>();

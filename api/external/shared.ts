@@ -1,6 +1,7 @@
 /**
  * GET /shared: what is shared with the caller, cursor-paginated from index keys
- * (kv/shared_list.ts), and the star marks its entries report (POST/DELETE /shared/{rs}/star).
+ * (kv/sharing/shared_list.ts), and the star marks its entries report
+ * (POST/DELETE /shared/{rs}/star).
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { authorizeResourceAccess } from "../../kv/sharing/authorize.ts";
@@ -19,11 +20,11 @@ import {
   unstarResource,
 } from "../../kv/sharing/shared_list.ts";
 import { findUserByAccountId } from "../../kv/identity/users.ts";
+import { userDirectory } from "../../kv/identity/user_search.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { errorResponses, jsonOk, newOpenApiApp, optionalSeq, seqParam } from "../http/openapi.ts";
-import { PermissionsSchema } from "../http/schemas.ts";
-import { directory } from "./shares.ts";
+import { errorResponses, jsonOk, newOpenApiApp, optionalSeq } from "../http/openapi.ts";
+import { PermissionsSchema, RsParams, ShareTypeSchema, SsQuery } from "../http/schemas.ts";
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -65,7 +66,7 @@ const SharedEntrySchema = z.object({
   tenantId: z.number().int(),
   tenantName: z.string().nullable(),
   shareSeq: z.number().int(),
-  shareType: z.enum(["SPECIFIC_USERS", "ORG_LINK", "PUBLIC_LINK"]),
+  shareType: ShareTypeSchema,
   sharedVia: z.enum(["RECIPIENT", "LINK"]),
   sharedAt: z.string(),
   registeredBySeq: z.number().int(),
@@ -105,15 +106,13 @@ const StarResult = z.object({
   isStarred: z.boolean(),
   starredSeq: z.number().int().nullable(),
 });
-const starParams = z.object({ resourceSeq: seqParam("resourceSeq") });
-const starQuery = z.object({ ss: optionalSeq("Owner's user seq for a resource shared with you") });
 
 const starRoute = createRoute({
   method: "post",
   path: "/shared/{resourceSeq}/star",
   tags: ["Shares"],
   summary: "Star a resource (personal mark, like pins: api:read suffices)",
-  request: { params: starParams, query: starQuery },
+  request: { params: RsParams, query: SsQuery },
   responses: {
     ...jsonOk(StarResult, "Starred"),
     ...errorResponses("RESOURCE_002", "PERMISSION_002"),
@@ -125,7 +124,7 @@ const unstarRoute = createRoute({
   path: "/shared/{resourceSeq}/star",
   tags: ["Shares"],
   summary: "Remove the caller's star",
-  request: { params: starParams },
+  request: { params: RsParams },
   responses: { ...jsonOk(StarResult, "Not starred"), ...errorResponses() },
 });
 
@@ -166,7 +165,7 @@ async function toListQuery(d: Deps, q: Query): Promise<SharedListQuery> {
 }
 
 async function entriesView(d: Deps, items: SharedListItem[]) {
-  const dir = directory(d.kv);
+  const dir = userDirectory(d.kv);
   return await Promise.all(items.map(async ({ entry, share, resource, permissions, star }) => {
     const target = share.targets.find((t) => t.userSeq === entry.userSeq);
     const registeredBy = target?.addedBy ?? share.createdBy;

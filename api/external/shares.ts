@@ -1,10 +1,15 @@
 /**
  * Share endpoints under /shares: share types, create / read / change / delete, recipients,
- * recipient search and the share-link lookup. Rules live in kv/shares.ts; this file only
- * validates, calls and shapes responses (documented in docs/api.md, section Shares).
+ * recipient search and the share-link lookup. Rules live in kv/sharing/ (and the user search's
+ * in kv/identity/user_search.ts); this file only validates, calls and shapes responses
+ * (documented in docs/api.md, section Shares).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { authorizeResourceAccess, type Caller } from "../../kv/sharing/authorize.ts";
+import {
+  authorizeResourceAccess,
+  authorizeShareRead,
+  type Caller,
+} from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { loadPath, toIso } from "../../kv/tree/resources.ts";
 import { lookupLinkForCaller } from "../../kv/sharing/share_links.ts";
@@ -22,41 +27,31 @@ import {
   intersectFlags,
   isExpired,
   linkUrlOf,
-  loadShareFor,
   policyCap,
   policyOf,
   type Share,
   shareOfResource,
 } from "../../kv/sharing/shares.ts";
-import { getTenant, type ShareType, type Tenant } from "../../kv/identity/tenants.ts";
-import {
-  findUserByAccountId,
-  findUserByEmail,
-  getUser,
-  iterateUsers,
-  type User,
-} from "../../kv/identity/users.ts";
+import type { ShareType } from "../../kv/identity/tenants.ts";
+import { getUser, type User } from "../../kv/identity/users.ts";
+import { searchUsers, userDirectory } from "../../kv/identity/user_search.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import {
   bodySeq,
   errorResponses,
+  jsonBody,
   jsonOk,
   newOpenApiApp,
-  optionalSeq,
   seqParam,
 } from "../http/openapi.ts";
-import { PermissionsSchema } from "../http/schemas.ts";
+import { PermissionsSchema, RsParams, ShareTypeSchema, SsQuery } from "../http/schemas.ts";
 
-const SHARE_TYPES = ["SPECIFIC_USERS", "ORG_LINK", "PUBLIC_LINK"] as const;
 const TYPE_NAMES: Record<ShareType, string> = {
   SPECIFIC_USERS: "Specific users",
   ORG_LINK: "Anyone in the organization",
   PUBLIC_LINK: "Anyone with the link",
 };
-export const MAX_SEARCH_RESULTS = 20;
-/** How many users of the caller's tenant one search looks at (partial matches). */
-const MAX_SEARCH_SCAN = 5000;
 
 // ---------------------------------------------------------------- schemas
 
@@ -77,7 +72,6 @@ const TargetInputSchema = z.object({
   cs: z.boolean(),
   se: z.boolean().optional().openapi({ description: "Send this recipient a notification" }),
 }).openapi("ShareTargetInput");
-const ShareTypeEnum = z.enum(SHARE_TYPES);
 const Password = z.string().min(4, "must be at least 4 characters").max(128);
 const ExpireDate = z.string().max(40).openapi({
   description: "ISO date (valid through that day, UTC) or date-time; must be in the future",
@@ -86,7 +80,7 @@ const ExpireDate = z.string().max(40).openapi({
 
 const CreateShareBody = z.object({
   rs: z.number().int().positive(),
-  st: ShareTypeEnum,
+  st: ShareTypeSchema,
   ...FlagFields,
   ts: z.array(TargetInputSchema).optional(),
   password: Password.optional().openapi({ description: "ORG_LINK / PUBLIC_LINK only" }),
@@ -94,7 +88,7 @@ const CreateShareBody = z.object({
 }).openapi("CreateShareRequest");
 
 const ChangeShareBody = z.object({
-  st: ShareTypeEnum,
+  st: ShareTypeSchema,
   ...FlagFields,
   ts: z.array(TargetInputSchema).optional().openapi({
     description: "Replaces the recipients (SPECIFIC_USERS only); omitted = unchanged",
@@ -135,7 +129,7 @@ const ShareSchema = z.object({
   resourceName: z.string(),
   resourceType: z.enum(["FILE", "FOLDER"]),
   ownerSeq: z.number().int(),
-  shareType: ShareTypeEnum,
+  shareType: ShareTypeSchema,
   permissions: PermissionsSchema,
   password: z.null().openapi({ description: "Never returned; see isPasswordEnabled" }),
   isPasswordEnabled: z.boolean(),
@@ -156,13 +150,13 @@ const ShareTypesSchema = z.object({
   allowOrgLink: z.boolean(),
   allowPublic: z.boolean(),
   shareTypes: z.array(z.object({
-    code: ShareTypeEnum,
+    code: ShareTypeSchema,
     name: z.string(),
     allowedPermissions: z.array(z.string()),
   })),
   currentShareSeq: z.number().int().nullable(),
-  currentType: ShareTypeEnum.nullable(),
-  fixedType: ShareTypeEnum.nullable().openapi({
+  currentType: ShareTypeSchema.nullable(),
+  fixedType: ShareTypeSchema.nullable().openapi({
     description: "The type another resource of the hierarchy imposes, if any",
   }),
 }).openapi("ShareTypes");
@@ -185,14 +179,13 @@ const LinkLookupSchema = z.object({
   ownerSeq: z.number().int(),
   ownerName: z.string().nullable(),
   shareSeq: z.number().int(),
-  shareType: ShareTypeEnum,
+  shareType: ShareTypeSchema,
   isPublicLink: z.boolean(),
   redirectUrl: z.string(),
   permissions: PermissionsSchema,
 }).openapi("ShareLinkLookup");
 
 const ShareSeqParams = z.object({ shareSeq: seqParam("shareSeq") });
-const SsQuery = z.object({ ss: optionalSeq("Owner's user seq; required when not the owner") });
 
 // ---------------------------------------------------------------- views
 
@@ -216,24 +209,8 @@ function shareInputOf(body: z.infer<typeof ChangeShareBody>): ShareInput {
   };
 }
 
-/** Memoized user and tenant lookups for one response. */
-export function directory(kv: Deno.Kv) {
-  const users = new Map<number, Promise<User | null>>();
-  const tenants = new Map<number, Promise<Tenant | null>>();
-  return {
-    user(seq: number) {
-      if (!users.has(seq)) users.set(seq, getUser(kv, seq));
-      return users.get(seq)!;
-    },
-    tenant(id: number) {
-      if (!tenants.has(id)) tenants.set(id, getTenant(kv, id));
-      return tenants.get(id)!;
-    },
-  };
-}
-
 async function recipientsView(d: Deps, share: Share) {
-  const dir = directory(d.kv);
+  const dir = userDirectory(d.kv);
   const policy = await policyOf(d.kv, share.tenantId);
   const cap = intersectFlags(policyCap(policy, share.type), share.flags);
   const expired = isExpired(share);
@@ -284,33 +261,9 @@ async function shareView(d: Deps, share: Share) {
   };
 }
 
-async function searchUsers(
-  d: Deps,
-  caller: Caller,
-  sk: string,
-  exclude: Set<number>,
-  recipients: Set<number>,
-) {
-  const needle = sk.trim().toLowerCase();
-  const found = new Map<number, User>();
-  // Other tenants: only an exact e-mail or account name, so nobody can browse them.
-  for (const u of [await findUserByEmail(d.kv, needle), await findUserByAccountId(d.kv, needle)]) {
-    if (u) found.set(u.userSeq, u);
-  }
-  let scanned = 0;
-  for await (const u of iterateUsers(d.kv, caller.tenantId)) {
-    if (found.size >= MAX_SEARCH_RESULTS + exclude.size || ++scanned > MAX_SEARCH_SCAN) break;
-    if (u.email.toLowerCase().includes(needle) || u.accountId.toLowerCase().includes(needle)) {
-      found.set(u.userSeq, u);
-    }
-  }
-  const dir = directory(d.kv);
-  const users = [...found.values()].filter((u) => !exclude.has(u.userSeq))
-    .sort((a, b) =>
-      Number(b.tenantId === caller.tenantId) - Number(a.tenantId === caller.tenantId) ||
-      a.accountId.localeCompare(b.accountId)
-    )
-    .slice(0, MAX_SEARCH_RESULTS);
+/** Search results as the API shows them: who they are, and where they stand to the caller. */
+async function searchItemsView(d: Deps, caller: Caller, users: User[], recipients: Set<number>) {
+  const dir = userDirectory(d.kv);
   return await Promise.all(users.map(async (u) => ({
     userSeq: u.userSeq,
     accountId: u.accountId,
@@ -328,7 +281,7 @@ async function searchUsers(
 const tags = ["Shares"];
 const SearchQuery = z.object({
   sk: z.string({ error: "sk is required" }).trim().min(1, "must not be empty").max(254),
-  ss: optionalSeq("Owner's user seq; required when not the owner"),
+  ...SsQuery.shape,
 });
 
 const shareTypesRoute = createRoute({
@@ -336,7 +289,7 @@ const shareTypesRoute = createRoute({
   path: "/shares/{resourceSeq}/share-types",
   tags,
   summary: "Share types the resource may use and the most each may grant",
-  request: { params: z.object({ resourceSeq: seqParam("resourceSeq") }), query: SsQuery },
+  request: { params: RsParams, query: SsQuery },
   responses: {
     ...jsonOk(ShareTypesSchema, "Share types"),
     ...errorResponses("RESOURCE_002", "PERMISSION_002"),
@@ -349,9 +302,7 @@ const createShareRoute = createRoute({
   tags,
   summary: "Share a resource (owner only)",
   middleware: [requireWrite] as const,
-  request: {
-    body: { required: true, content: { "application/json": { schema: CreateShareBody } } },
-  },
+  request: { body: jsonBody(CreateShareBody) },
   responses: {
     ...jsonOk(ShareSchema, "Created", 201),
     ...errorResponses(
@@ -389,10 +340,7 @@ const changeShareRoute = createRoute({
   tags,
   summary: "Change a share's type, permissions, recipients, password or expiry (owner only)",
   middleware: [requireWrite] as const,
-  request: {
-    params: ShareSeqParams,
-    body: { required: true, content: { "application/json": { schema: ChangeShareBody } } },
-  },
+  request: { params: ShareSeqParams, body: jsonBody(ChangeShareBody) },
   responses: {
     ...jsonOk(ShareSchema, "The changed share"),
     ...errorResponses(
@@ -416,10 +364,7 @@ const setTargetsRoute = createRoute({
   tags,
   summary: "Replace the recipients (owner or re-share holder)",
   middleware: [requireWrite] as const,
-  request: {
-    params: ShareSeqParams,
-    body: { required: true, content: { "application/json": { schema: TargetsBody } } },
-  },
+  request: { params: ShareSeqParams, body: jsonBody(TargetsBody) },
   responses: {
     ...jsonOk(ShareSchema, "The share with its new recipients"),
     ...errorResponses(
@@ -507,8 +452,12 @@ export function sharesApi(d: Deps) {
   app.openapi(searchRoute, async (c) => {
     const q = c.req.valid("query");
     const caller = c.get("caller");
-    const exclude = new Set([q.ss ?? caller.userSeq]);
-    return ok(c, { items: await searchUsers(d, caller, q.sk, exclude, new Set()) });
+    const users = await searchUsers(d.kv, {
+      tenantId: caller.tenantId,
+      query: q.sk,
+      exclude: new Set([q.ss ?? caller.userSeq]),
+    });
+    return ok(c, { items: await searchItemsView(d, caller, users, new Set()) });
   });
 
   app.openapi(linkRoute, async (c) => {
@@ -545,7 +494,7 @@ export function sharesApi(d: Deps) {
       allowSpecificUsers: usable("SPECIFIC_USERS"),
       allowOrgLink: usable("ORG_LINK"),
       allowPublic: usable("PUBLIC_LINK"),
-      shareTypes: SHARE_TYPES.filter(usable).map((code) => ({
+      shareTypes: ShareTypeSchema.options.filter(usable).map((code) => ({
         code,
         name: TYPE_NAMES[code],
         allowedPermissions: policy[code].maxPermissions,
@@ -563,7 +512,7 @@ export function sharesApi(d: Deps) {
   });
 
   app.openapi(readShareRoute, async (c) => {
-    const view = await loadShareFor(
+    const view = await authorizeShareRead(
       d.kv,
       c.get("caller"),
       c.req.valid("param").shareSeq,
@@ -598,7 +547,7 @@ export function sharesApi(d: Deps) {
   });
 
   app.openapi(recipientsRoute, async (c) => {
-    const view = await loadShareFor(
+    const view = await authorizeShareRead(
       d.kv,
       c.get("caller"),
       c.req.valid("param").shareSeq,
@@ -610,10 +559,14 @@ export function sharesApi(d: Deps) {
   app.openapi(searchForShareRoute, async (c) => {
     const q = c.req.valid("query");
     const caller = c.get("caller");
-    const view = await loadShareFor(d.kv, caller, c.req.valid("param").shareSeq, q.ss);
+    const view = await authorizeShareRead(d.kv, caller, c.req.valid("param").shareSeq, q.ss);
     const recipients = new Set(view.share.targets.map((t) => t.userSeq));
-    const items = await searchUsers(d, caller, q.sk, new Set([view.share.ownerSeq]), recipients);
-    return ok(c, { items });
+    const users = await searchUsers(d.kv, {
+      tenantId: caller.tenantId,
+      query: q.sk,
+      exclude: new Set([view.share.ownerSeq]),
+    });
+    return ok(c, { items: await searchItemsView(d, caller, users, recipients) });
   });
 
   return app;

@@ -2,11 +2,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { toIso } from "../../kv/tree/resources.ts";
-import { listTrash, purgeTrashed, restoreTrashed } from "../../kv/tree/trash.ts";
+import { listTrash, restoreTrashed } from "../../kv/tree/trash.ts";
+import { purgeTrashedWithShares } from "../../kv/sharing/purge.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import { errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
-import { decodeCursor, encodeCursor, PageQuery } from "./resources.ts";
+import { decodeCursor, encodeCursor, PageQuery } from "../http/cursor.ts";
 import { ResourceItemSchema, RsParams, toResourceItem } from "../http/schemas.ts";
 
 const TrashItemSchema = ResourceItemSchema.extend({
@@ -99,7 +100,7 @@ export function trashApi(d: Deps) {
   app.openapi(purgeRoute, async (c) => {
     const { resourceSeq } = c.req.valid("param");
     const caller = c.get("caller");
-    const result = await purgeTrashed(d, { ownerSeq: caller.userSeq, rs: resourceSeq });
+    const result = await purgeTrashedWithShares(d, { ownerSeq: caller.userSeq, rs: resourceSeq });
     return ok(c, {
       resourceSeq,
       deletedResources: result.resources,

@@ -1,8 +1,8 @@
 /**
  * Editor-session (web-office) endpoints under /web-office/{loginUserSeq}/: info, get, put, lock,
  * unlock. A thin edge over the drive operations: authorization is authorizeResourceAccess for
- * the user loginUserSeq names, saves are putContent, and locks are the kv/locks.ts records the
- * storage provider protocol uses too. Editor locks are leases, so a crashed editor frees the
+ * the user loginUserSeq names, saves are putContent, and locks are the kv/tree/locks.ts records
+ * the storage provider protocol uses too. Editor locks are leases, so a crashed editor frees the
  * document. Per the spec these endpoints skip the api:write scope check, and every failure is
  * answered as plain text (no JSON envelope); clients go by the status code.
  */

@@ -1,5 +1,5 @@
 /**
- * Streaming multipart/form-data reader for uploads, on our own parser (api/multipart_parser.ts).
+ * Streaming multipart/form-data reader for uploads, on our own parser (multipart_parser.ts).
  * It reads the request only as fast as the file's consumer takes bytes, into one reused buffer,
  * so an upload of any size needs about one network chunk of memory. Text fields must come before
  * the file part: they decide where the file goes and whose quota it uses before a byte of it is

@@ -1,7 +1,7 @@
 /**
  * The multipart framing parser on its own: every way of cutting a body into chunks must give the
  * same parts and bytes, including bodies whose data holds near-delimiters. The HTTP behaviour of
- * uploads is covered in files_test.ts and bad_input_test.ts.
+ * uploads is covered in tests/drive/files_test.ts and tests/drive/bad_input_test.ts.
  */
 import assert from "node:assert/strict";
 import {

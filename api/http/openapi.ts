@@ -42,6 +42,11 @@ export function envelopeOf<T extends z.ZodTypeAny>(data: T, status: 200 | 201 = 
   });
 }
 
+/** A JSON request body validated by `schema`; with `required` false a request may send none. */
+export function jsonBody<T extends z.ZodTypeAny>(schema: T, required = true) {
+  return { required, content: { "application/json": { schema } } };
+}
+
 /** A JSON envelope success response entry. */
 export function jsonOk<T extends z.ZodTypeAny>(
   data: T,

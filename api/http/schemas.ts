@@ -1,8 +1,14 @@
-/** zod schemas shared by several areas of the external API, and the views that fill them. */
+/**
+ * zod schemas shared by several route modules (mostly of the external API), and the views that
+ * fill them.
+ */
 import { z } from "@hono/zod-openapi";
 import { optionalSeq, seqParam } from "./openapi.ts";
 import type { Permissions } from "../../kv/sharing/authorize.ts";
 import { type Resource, toIso } from "../../kv/tree/resources.ts";
+
+/** The three kinds of share, in the order the API lists them. */
+export const ShareTypeSchema = z.enum(["SPECIFIC_USERS", "ORG_LINK", "PUBLIC_LINK"]);
 
 export const PermissionsSchema = z.object({
   canView: z.boolean(),

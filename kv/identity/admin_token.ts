@@ -3,8 +3,7 @@
  * once; either way only its SHA-256 is kept (in KV for a generated one).
  */
 import { digestsEqual, randomToken, sha256Hex } from "../../lib/secrets.ts";
-
-const TOKEN_KEY: Deno.KvKey = ["admin_token"];
+import { adminTokenKey } from "../keys.ts";
 
 export interface AdminTokenCheck {
   verify(presented: string): boolean;
@@ -23,12 +22,12 @@ export async function initAdminToken(
   if (configured) {
     hash = sha256Hex(configured);
   } else {
-    const stored = await kv.get<{ hash: string }>(TOKEN_KEY);
+    const stored = await kv.get<{ hash: string }>(adminTokenKey());
     if (stored.value) {
       hash = stored.value.hash;
     } else {
       const token = `adm_${randomToken(32)}`;
-      const res = await kv.atomic().check(stored).set(TOKEN_KEY, {
+      const res = await kv.atomic().check(stored).set(adminTokenKey(), {
         hash: sha256Hex(token),
         createdAt: new Date().toISOString(),
       }).commit();
@@ -37,7 +36,7 @@ export async function initAdminToken(
         hash = sha256Hex(token);
       } else {
         // Another process generated it first; use theirs.
-        hash = (await kv.get<{ hash: string }>(TOKEN_KEY)).value!.hash;
+        hash = (await kv.get<{ hash: string }>(adminTokenKey())).value!.hash;
       }
     }
   }

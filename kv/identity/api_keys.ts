@@ -6,6 +6,7 @@ import { commit, commitWithRetry, CONFLICT, getManyValues } from "../db.ts";
 import { fail } from "../errors.ts";
 import { digestsEqual, randomToken, sha256Hex } from "../../lib/secrets.ts";
 import { requireUser, type User } from "./users.ts";
+import { apiKeyByUserKey, apiKeyKey } from "../keys.ts";
 
 export type Scope = "api:read" | "api:write";
 
@@ -21,12 +22,6 @@ export interface ApiKey {
 interface StoredApiKey extends ApiKey {
   secretHash: string;
 }
-
-const keyKey = (keyId: string): Deno.KvKey => ["api_key", keyId];
-const byUserKey = (
-  userSeq: number,
-  keyId: string,
-): Deno.KvKey => ["api_key_by_user", userSeq, keyId];
 
 const KEY_PATTERN = /^drv_([A-Za-z0-9]{16})_([A-Za-z0-9_-]{43})$/;
 
@@ -52,9 +47,9 @@ export async function createApiKey(
     secretHash: sha256Hex(secret),
   };
   const res = await kv.atomic()
-    .check({ key: keyKey(keyId), versionstamp: null })
-    .set(keyKey(keyId), stored)
-    .set(byUserKey(input.userSeq, keyId), true)
+    .check({ key: apiKeyKey(keyId), versionstamp: null })
+    .set(apiKeyKey(keyId), stored)
+    .set(apiKeyByUserKey(input.userSeq, keyId), true)
     .commit();
   if (!res.ok) throw new Error("API key id collision");
   return { key: publicView(stored), apiKey: `drv_${keyId}_${secret}` };
@@ -71,7 +66,7 @@ export async function verifyApiKey(
 ): Promise<{ key: ApiKey; user: User } | null> {
   const m = KEY_PATTERN.exec(presented);
   if (!m) return null;
-  const stored = (await kv.get<StoredApiKey>(keyKey(m[1]))).value;
+  const stored = (await kv.get<StoredApiKey>(apiKeyKey(m[1]))).value;
   // Hash even when the key is unknown so both paths cost the same.
   const presentedHash = sha256Hex(m[2]);
   if (!stored || !digestsEqual(presentedHash, stored.secretHash) || stored.revokedAt) return null;
@@ -82,16 +77,16 @@ export async function verifyApiKey(
 export async function listApiKeys(kv: Deno.Kv, userSeq?: number): Promise<ApiKey[]> {
   const out: ApiKey[] = [];
   if (userSeq === undefined) {
-    for await (const e of kv.list<StoredApiKey>({ prefix: ["api_key"] })) {
+    for await (const e of kv.list<StoredApiKey>({ prefix: apiKeyKey() })) {
       out.push(publicView(e.value));
     }
     return out;
   }
   const ids: string[] = [];
-  for await (const e of kv.list({ prefix: ["api_key_by_user", userSeq] })) {
+  for await (const e of kv.list({ prefix: apiKeyByUserKey(userSeq) })) {
     ids.push(e.key[2] as string);
   }
-  for (const stored of await getManyValues<StoredApiKey>(kv, ids.map(keyKey))) {
+  for (const stored of await getManyValues<StoredApiKey>(kv, ids.map((id) => apiKeyKey(id)))) {
     if (stored) out.push(publicView(stored));
   }
   return out;
@@ -99,11 +94,11 @@ export async function listApiKeys(kv: Deno.Kv, userSeq?: number): Promise<ApiKey
 
 export function revokeApiKey(kv: Deno.Kv, keyId: string): Promise<void> {
   return commitWithRetry(async () => {
-    const cur = await kv.get<StoredApiKey>(keyKey(keyId));
+    const cur = await kv.get<StoredApiKey>(apiKeyKey(keyId));
     if (!cur.value) fail("KEY_001", `No API key with id ${keyId}`);
     if (cur.value.revokedAt) return;
     const next = { ...cur.value, revokedAt: new Date().toISOString() };
-    return (await commit(kv.atomic().check(cur).set(keyKey(keyId), next))) === true
+    return (await commit(kv.atomic().check(cur).set(apiKeyKey(keyId), next))) === true
       ? undefined
       : CONFLICT;
   });

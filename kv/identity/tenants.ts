@@ -1,6 +1,7 @@
 /** Tenants (organizations). A tenant's users share ORG_LINK shares and its share policy. */
 import { commit, commitWithRetry, CONFLICT, nextSeq } from "../db.ts";
 import { fail } from "../errors.ts";
+import { tenantKey } from "../keys.ts";
 
 export type ShareType = "SPECIFIC_USERS" | "ORG_LINK" | "PUBLIC_LINK";
 export type SharePermission = "VIEW" | "EDIT" | "DOWNLOAD" | "UPLOAD" | "SHARE";
@@ -29,8 +30,6 @@ export function defaultSharePolicy(): SharePolicy {
   };
 }
 
-const tenantKey = (id: number): Deno.KvKey => ["tenant", id];
-
 export async function createTenant(kv: Deno.Kv, name: string): Promise<Tenant> {
   const id = await nextSeq(kv, "tenant");
   const tenant: Tenant = {
@@ -53,7 +52,7 @@ export async function requireTenant(kv: Deno.Kv, id: number): Promise<Tenant> {
 
 export async function listTenants(kv: Deno.Kv): Promise<Tenant[]> {
   const out: Tenant[] = [];
-  for await (const e of kv.list<Tenant>({ prefix: ["tenant"] })) out.push(e.value);
+  for await (const e of kv.list<Tenant>({ prefix: tenantKey() })) out.push(e.value);
   return out;
 }
 

@@ -5,6 +5,7 @@
 import { commit, commitWithRetry, CONFLICT, getManyValues, nextSeq } from "../db.ts";
 import { fail } from "../errors.ts";
 import { requireTenant } from "./tenants.ts";
+import { userByAccountKey, userByEmailKey, userByTenantKey, userKey } from "../keys.ts";
 
 export interface User {
   userSeq: number;
@@ -16,15 +17,8 @@ export interface User {
   createdAt: string;
 }
 
-const userKey = (seq: number): Deno.KvKey => ["user", seq];
-const byAccountKey = (
-  accountId: string,
-): Deno.KvKey => ["user_by_account", accountId.toLowerCase()];
-const byEmailKey = (email: string): Deno.KvKey => ["user_by_email", email.toLowerCase()];
-const byTenantKey = (
-  tenantId: number,
-  seq: number,
-): Deno.KvKey => ["user_by_tenant", tenantId, seq];
+/** Who a request acts as, as the domain sees it: a user and the tenant they belong to. */
+export type Caller = Pick<User, "userSeq" | "tenantId">;
 
 export async function createUser(
   kv: Deno.Kv,
@@ -34,7 +28,10 @@ export async function createUser(
   const userSeq = await nextSeq(kv, "user");
   const user: User = { userSeq, ...input, createdAt: new Date().toISOString() };
   return commitWithRetry(async () => {
-    const [acc, mail] = await kv.getMany([byAccountKey(user.accountId), byEmailKey(user.email)]);
+    const [acc, mail] = await kv.getMany([
+      userByAccountKey(user.accountId),
+      userByEmailKey(user.email),
+    ]);
     if (acc.value !== null) {
       fail("USER_002", `accountId "${user.accountId}" is already taken`, "accountId");
     }
@@ -43,9 +40,9 @@ export async function createUser(
       kv.atomic()
         .check(acc, mail)
         .set(userKey(userSeq), user)
-        .set(byAccountKey(user.accountId), userSeq)
-        .set(byEmailKey(user.email), userSeq)
-        .set(byTenantKey(user.tenantId, userSeq), true),
+        .set(userByAccountKey(user.accountId), userSeq)
+        .set(userByEmailKey(user.email), userSeq)
+        .set(userByTenantKey(user.tenantId, userSeq), true),
     );
     return ok === true ? user : CONFLICT;
   });
@@ -60,12 +57,12 @@ export async function requireUser(kv: Deno.Kv, userSeq: number, field = "userSeq
 }
 
 export async function findUserByAccountId(kv: Deno.Kv, accountId: string): Promise<User | null> {
-  const seq = (await kv.get<number>(byAccountKey(accountId))).value;
+  const seq = (await kv.get<number>(userByAccountKey(accountId))).value;
   return seq === null ? null : getUser(kv, seq);
 }
 
 export async function findUserByEmail(kv: Deno.Kv, email: string): Promise<User | null> {
-  const seq = (await kv.get<number>(byEmailKey(email))).value;
+  const seq = (await kv.get<number>(userByEmailKey(email))).value;
   return seq === null ? null : getUser(kv, seq);
 }
 
@@ -76,16 +73,16 @@ export async function listUsers(kv: Deno.Kv, tenantId?: number): Promise<User[]>
 /** Every user (of one tenant), in userSeq order, read in getMany batches. */
 export async function* iterateUsers(kv: Deno.Kv, tenantId?: number): AsyncGenerator<User> {
   if (tenantId === undefined) {
-    for await (const e of kv.list<User>({ prefix: ["user"] })) yield e.value;
+    for await (const e of kv.list<User>({ prefix: userKey() })) yield e.value;
     return;
   }
   let seqs: number[] = [];
   const flush = async function* () {
-    const users = await getManyValues<User>(kv, seqs.map(userKey));
+    const users = await getManyValues<User>(kv, seqs.map((seq) => userKey(seq)));
     seqs = [];
     for (const u of users) if (u) yield u;
   };
-  for await (const e of kv.list({ prefix: ["user_by_tenant", tenantId] })) {
+  for await (const e of kv.list({ prefix: userByTenantKey(tenantId) })) {
     seqs.push(e.key[2] as number);
     if (seqs.length === 50) yield* flush();
   }
@@ -103,11 +100,14 @@ export function updateUser(
     const next: User = { ...cur.value, ...patch };
     const op = kv.atomic().check(cur).set(userKey(userSeq), next);
     if (patch.email !== undefined && patch.email.toLowerCase() !== cur.value.email.toLowerCase()) {
-      const taken = await kv.get(byEmailKey(patch.email));
+      const taken = await kv.get(userByEmailKey(patch.email));
       if (taken.value !== null) {
         fail("USER_003", `email "${patch.email}" is already taken`, "email");
       }
-      op.check(taken).delete(byEmailKey(cur.value.email)).set(byEmailKey(patch.email), userSeq);
+      op.check(taken).delete(userByEmailKey(cur.value.email)).set(
+        userByEmailKey(patch.email),
+        userSeq,
+      );
     }
     return (await commit(op)) === true ? next : CONFLICT;
   });

@@ -2,12 +2,13 @@
  * Notification outbox: messages the service wants sent (share notifications for `se`), written
  * in the same commit as the change they announce, so none is lost or sent for a change that did
  * not happen.
- *   ["notify_outbox", createdAt, id] -> Notification
+ * Kept under notify_outbox (kv/keys.ts), oldest first.
  * A mailer drains it in time order with `drainNotifications`: it reads a batch, sends each
  * message and deletes it only after `send` succeeded (at-least-once delivery). The delete is
  * checked against the entry's versionstamp, so two mailers draining at once never both delete.
  */
 import { randomToken } from "../../lib/secrets.ts";
+import { outboxKey } from "../keys.ts";
 
 export interface Notification {
   id: string;
@@ -16,8 +17,6 @@ export interface Notification {
   text: string;
   createdAt: number;
 }
-
-const outboxKey = (createdAt: number, id: string): Deno.KvKey => ["notify_outbox", createdAt, id];
 
 /** Adds a message to `op` (the commit of the change it announces). */
 export function enqueueNotification(
@@ -32,7 +31,7 @@ export function enqueueNotification(
 /** Up to `limit` waiting messages, oldest first (for inspection and tests). */
 export async function peekNotifications(kv: Deno.Kv, limit = 100): Promise<Notification[]> {
   const out: Notification[] = [];
-  for await (const e of kv.list<Notification>({ prefix: ["notify_outbox"] }, { limit })) {
+  for await (const e of kv.list<Notification>({ prefix: outboxKey() }, { limit })) {
     out.push(e.value);
   }
   return out;
@@ -48,7 +47,7 @@ export async function drainNotifications(
   limit = 100,
 ): Promise<number> {
   let sent = 0;
-  for await (const e of kv.list<Notification>({ prefix: ["notify_outbox"] }, { limit })) {
+  for await (const e of kv.list<Notification>({ prefix: outboxKey() }, { limit })) {
     await send(e.value);
     const res = await kv.atomic().check(e).delete(e.key).commit();
     if (res.ok) sent++;

@@ -7,10 +7,11 @@
  * pass the limit. A pin is dropped (lazily, when the list is read or added to) as soon as its
  * folder or an ancestor is in the trash, or the user can no longer view it.
  */
-import { type Caller, effectivePermissions } from "./authorize.ts";
+import { accessIfVisible, authorizePin, type Caller } from "./authorize.ts";
 import { commit, commitWithRetry, CONFLICT, nextSeq } from "../db.ts";
 import { fail } from "../errors.ts";
 import { loadPath } from "../tree/resources.ts";
+import { pinKey, pinsKey } from "../keys.ts";
 
 export const MAX_PINS = 3;
 
@@ -23,15 +24,10 @@ export interface Pin {
   pinnedAt: number;
 }
 
-const pinsKey = (userSeq: number): Deno.KvKey => ["pins", userSeq];
-const pinKey = (seq: number): Deno.KvKey => ["pin", seq];
-
 /** The pin with its folder's current name, or null when the pin is dead. */
 async function livePin(kv: Deno.Kv, caller: Caller, pin: Pin): Promise<Pin | null> {
-  const loaded = await loadPath(kv, pin.rs);
-  if (!loaded || loaded.trashed) return null;
-  const perms = await effectivePermissions(kv, caller, loaded.path);
-  return perms.canView ? { ...pin, resourceName: loaded.path[0].name } : null;
+  const access = await accessIfVisible(kv, caller, await loadPath(kv, pin.rs));
+  return access ? { ...pin, resourceName: access.resource.name } : null;
 }
 
 async function splitLive(kv: Deno.Kv, caller: Caller, pins: Pin[]) {
@@ -60,28 +56,14 @@ function keepOnly(all: Pin[], live: Pin[]): Pin[] {
   return all.filter((p) => keep.has(p.pinnedFolderSeq));
 }
 
-/**
- * Pins folder `rs`. Own folder: `ss` omitted or the caller. Someone else's folder: `ss` must
- * name its owner (PERMISSION_002 otherwise) and a share must let the caller view it
- * (PERMISSION_001 otherwise).
- */
+/** Pins folder `rs` when authorizePin allows it (own folder, or shared with `ss` = its owner). */
 export async function addPin(
   kv: Deno.Kv,
   caller: Caller,
   rs: number,
   ss: number | null | undefined,
 ): Promise<Pin> {
-  const loaded = await loadPath(kv, rs);
-  if (!loaded || loaded.trashed) fail("RESOURCE_002", `No folder with seq ${rs}`, "rs");
-  const folder = loaded.path[0];
-  const own = folder.ownerSeq === caller.userSeq;
-  if (own ? ss != null && ss !== caller.userSeq : ss !== folder.ownerSeq) {
-    fail("PERMISSION_002", `Folder ${rs} is not accessible with ss=${ss ?? "null"}`, "ss");
-  }
-  if (!own && !(await effectivePermissions(kv, caller, loaded.path)).canView) {
-    fail("PERMISSION_001", `Folder ${rs} is not shared with the caller`, "rs");
-  }
-  if (folder.type !== "FOLDER") fail("RESOURCE_005", `Resource ${rs} is a file`, "rs");
+  const folder = await authorizePin(kv, caller, rs, ss);
   const seq = await nextSeq(kv, "pin");
   return commitWithRetry(async () => {
     const cur = await kv.get<Pin[]>(pinsKey(caller.userSeq));

@@ -8,8 +8,13 @@
  * Anonymous visitors get PUBLIC_LINK shares only (an ORG_LINK needs a signed-in member of the
  * owner's tenant: LINK_003); with a password they first trade it for an access token.
  */
-import type { Caller, Permissions } from "./authorize.ts";
-import { effectivePermissions } from "./authorize.ts";
+import {
+  accessIfVisible,
+  authorizeLinkOpen,
+  type Caller,
+  NO_PERMISSIONS,
+  type Permissions,
+} from "./authorize.ts";
 import { commit, commitWithRetry, CONFLICT } from "../db.ts";
 import { fail } from "../errors.ts";
 import { verifyPassword } from "../../lib/passwords.ts";
@@ -18,16 +23,15 @@ import { randomToken, sha256Hex } from "../../lib/secrets.ts";
 import { recordLinkVisit } from "./shared_list.ts";
 import {
   getShare,
-  grantOf,
   intersectFlags,
   isExpired,
   LINK_TYPES,
-  linkKey,
   policyCap,
   policyOf,
   type Share,
   type ShareFlags,
 } from "./shares.ts";
+import { linkAccessKey, linkFailKey, shareLinkKey, shareLinkListKey } from "../keys.ts";
 
 export const LINK_ACCESS_TTL_MS = 60 * 60 * 1000;
 export const MAX_FAILED_PASSWORDS = 5;
@@ -44,13 +48,13 @@ interface FailWindow {
   windowStart: number;
 }
 
-const accessKey = (token: string): Deno.KvKey => ["link_access", sha256Hex(token)];
-const failKey = (shareSeq: number): Deno.KvKey => ["link_fail", shareSeq];
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 /** The live link share of `token`, or SHARE_007 (unknown, revoked or expired). */
 export async function resolveLinkToken(kv: Deno.Kv, token: string): Promise<Share> {
-  const seq = TOKEN_PATTERN.test(token) ? (await kv.get<number>(linkKey(token))).value : null;
+  const seq = TOKEN_PATTERN.test(token)
+    ? (await kv.get<number>(shareLinkKey(sha256Hex(token)))).value
+    : null;
   const share = seq === null ? null : await getShare(kv, seq);
   // The key is the token's hash, so a hit means the token matched; the type and expiry decide.
   if (!share || share.linkToken === null || !LINK_TYPES.has(share.type) || isExpired(share)) {
@@ -81,12 +85,11 @@ export async function lookupLinkForCaller(
 ): Promise<{ share: Share; resource: Resource; permissions: Permissions }> {
   const share = await resolveLinkToken(kv, token);
   const path = await linkRoot(kv, share);
-  const viaToken = grantOf(share, caller, await policyOf(kv, share.tenantId), true);
-  if (!viaToken && !(await effectivePermissions(kv, caller, path)).canView) {
-    fail("PERMISSION_002", "This account cannot view the linked resource", "token");
-  }
+  await authorizeLinkOpen(kv, caller, share, path);
   await recordLinkVisit(kv, share, caller, path[0]);
-  return { share, resource: path[0], permissions: await effectivePermissions(kv, caller, path) };
+  // Asked again: the recorded visit is what lets a PUBLIC_LINK reach the account.
+  const access = await accessIfVisible(kv, caller, { path, trashed: false });
+  return { share, resource: path[0], permissions: access?.permissions ?? NO_PERMISSIONS };
 }
 
 // ---------------------------------------------------------------- anonymous access
@@ -103,7 +106,7 @@ export interface AnonymousLink {
 
 async function accessIsValid(kv: Deno.Kv, share: Share, accessToken: string | undefined) {
   if (!accessToken || !TOKEN_PATTERN.test(accessToken)) return false;
-  const rec = (await kv.get<LinkAccess>(accessKey(accessToken))).value;
+  const rec = (await kv.get<LinkAccess>(linkAccessKey(sha256Hex(accessToken)))).value;
   return rec !== null && rec.shareSeq === share.shareSeq && rec.expiresAt > Date.now() &&
     rec.passwordSetAt === share.passwordSetAt;
 }
@@ -141,7 +144,7 @@ export async function requireLinkAccess(
 
 /** Seconds until another password attempt is allowed for this link, or 0. */
 export async function passwordRetryAfter(kv: Deno.Kv, shareSeq: number): Promise<number> {
-  const w = (await kv.get<FailWindow>(failKey(shareSeq))).value;
+  const w = (await kv.get<FailWindow>(linkFailKey(shareSeq))).value;
   const now = Date.now();
   if (!w || now >= w.windowStart + FAIL_WINDOW_MS || w.count < MAX_FAILED_PASSWORDS) return 0;
   return Math.max(1, Math.ceil((w.windowStart + FAIL_WINDOW_MS - now) / 1000));
@@ -154,7 +157,7 @@ export async function passwordRetryAfter(kv: Deno.Kv, shareSeq: number): Promise
  */
 function takeAttempt(kv: Deno.Kv, shareSeq: number): Promise<number> {
   return commitWithRetry(async () => {
-    const cur = await kv.get<FailWindow>(failKey(shareSeq));
+    const cur = await kv.get<FailWindow>(linkFailKey(shareSeq));
     const now = Date.now();
     const open = cur.value !== null && now < cur.value.windowStart + FAIL_WINDOW_MS;
     if (open && cur.value!.count >= MAX_FAILED_PASSWORDS) {
@@ -163,7 +166,7 @@ function takeAttempt(kv: Deno.Kv, shareSeq: number): Promise<number> {
     const w = open
       ? { count: cur.value!.count + 1, windowStart: cur.value!.windowStart }
       : { count: 1, windowStart: now };
-    const op = kv.atomic().check(cur).set(failKey(shareSeq), w, { expireIn: FAIL_WINDOW_MS });
+    const op = kv.atomic().check(cur).set(linkFailKey(shareSeq), w, { expireIn: FAIL_WINDOW_MS });
     return (await commit(op)) === true ? 0 : CONFLICT;
   });
 }
@@ -171,10 +174,10 @@ function takeAttempt(kv: Deno.Kv, shareSeq: number): Promise<number> {
 /** Gives back a try taken by takeAttempt: only wrong passwords count. */
 function returnAttempt(kv: Deno.Kv, shareSeq: number): Promise<void> {
   return commitWithRetry(async () => {
-    const cur = await kv.get<FailWindow>(failKey(shareSeq));
+    const cur = await kv.get<FailWindow>(linkFailKey(shareSeq));
     if (!cur.value || cur.value.count <= 0) return;
     const w = { count: cur.value.count - 1, windowStart: cur.value.windowStart };
-    const op = kv.atomic().check(cur).set(failKey(shareSeq), w, { expireIn: FAIL_WINDOW_MS });
+    const op = kv.atomic().check(cur).set(linkFailKey(shareSeq), w, { expireIn: FAIL_WINDOW_MS });
     return (await commit(op)) === true ? undefined : CONFLICT;
   });
 }
@@ -207,7 +210,7 @@ export async function grantLinkAccess(
     passwordSetAt: share.passwordSetAt,
     expiresAt,
   };
-  await kv.set(accessKey(accessToken), rec, { expireIn: LINK_ACCESS_TTL_MS });
+  await kv.set(linkAccessKey(sha256Hex(accessToken)), rec, { expireIn: LINK_ACCESS_TTL_MS });
   return { accessToken, expiresAt };
 }
 
@@ -234,7 +237,7 @@ export async function resourceInLink(
 
 export async function listLinkShares(kv: Deno.Kv, limit = 1000): Promise<Share[]> {
   const out: Share[] = [];
-  for await (const e of kv.list<number>({ prefix: ["share_link_list"] }, { limit })) {
+  for await (const e of kv.list<number>({ prefix: shareLinkListKey() }, { limit })) {
     const share = await getShare(kv, e.key[1] as number);
     if (share && share.linkToken) out.push(share);
   }

@@ -4,14 +4,19 @@
  * recipients' shared-with-me index entries (kv/shared_list.ts) and their notifications
  * (kv/notifications.ts) in one atomic write.
  */
-import type { Caller } from "./authorize.ts";
+import {
+  accessIfVisible,
+  authorizeShareChange,
+  authorizeShareRead,
+  type Caller,
+} from "./authorize.ts";
 import { commit, commitWithRetry, CONFLICT, nextSeq } from "../db.ts";
 import type { Deps } from "../deps.ts";
 import { fail } from "../errors.ts";
 import { enqueueNotification } from "./notifications.ts";
 import { hashPassword } from "../../lib/passwords.ts";
 import { getResource, getResourceEntry, loadPath, type Resource } from "../tree/resources.ts";
-import { randomToken } from "../../lib/secrets.ts";
+import { randomToken, sha256Hex } from "../../lib/secrets.ts";
 import {
   clearLinkVisitors,
   deleteSharedEntries,
@@ -26,24 +31,24 @@ import {
   hierarchyTypes,
   intersectFlags,
   LINK_TYPES,
-  linkKey,
-  linkListKey,
-  loadShareFor,
   MAX_TARGETS,
-  permissionsFromShares,
   policyCap,
   policyOf,
   type Share,
-  shareByOwnerKey,
-  shareByResKey,
   type ShareFlags,
-  shareKey,
   type ShareTarget,
   type ShareType,
-  shareTypeGenKey,
 } from "./shares.ts";
 import type { SharePolicy } from "../identity/tenants.ts";
 import { getUser, type User } from "../identity/users.ts";
+import {
+  shareByOwnerKey,
+  shareByResKey,
+  shareKey,
+  shareLinkKey,
+  shareLinkListKey,
+  shareTypeGenKey,
+} from "../keys.ts";
 
 // ---------------------------------------------------------------- validation
 
@@ -259,9 +264,12 @@ function notifyMap(resolved: ResolvedTarget[]): Map<number, User> {
 function setLinkKeys(op: Deno.AtomicOperation, share: Share, present: boolean) {
   if (!share.linkToken) return;
   if (present) {
-    op.set(linkKey(share.linkToken), share.shareSeq).set(linkListKey(share.shareSeq), share.rs);
+    op.set(shareLinkKey(sha256Hex(share.linkToken)), share.shareSeq).set(
+      shareLinkListKey(share.shareSeq),
+      share.rs,
+    );
   } else {
-    op.delete(linkKey(share.linkToken)).delete(linkListKey(share.shareSeq));
+    op.delete(shareLinkKey(sha256Hex(share.linkToken))).delete(shareLinkListKey(share.shareSeq));
   }
 }
 
@@ -294,8 +302,10 @@ export async function createShare(
   if (!loaded || loaded.trashed) fail("RESOURCE_002", `No file or folder with seq ${rs}`, "rs");
   const resource = loaded.path[0];
   if (resource.ownerSeq !== caller.userSeq) {
-    const perms = await permissionsFromShares(d.kv, caller, loaded.path);
-    if (!perms?.canView) fail("PERMISSION_002", `No access to resource ${rs}`, "rs");
+    // Only those who can see the resource learn that the owner alone may share it.
+    if (!(await accessIfVisible(d.kv, caller, loaded))) {
+      fail("PERMISSION_002", `No access to resource ${rs}`, "rs");
+    }
     fail("SHARE_010", "Only the owner of a resource may create its share", "rs");
   }
   const policy = await policyOf(d.kv, resource.tenantId);
@@ -375,9 +385,12 @@ export async function changeShare(
   shareSeq: number,
   input: ShareInput,
 ): Promise<Share> {
-  // A recipient who can see the share (with or without ss) is told it is the owner's.
-  const view = await loadShareFor(d.kv, caller, shareSeq, null, false);
-  if (!view.isOwner) fail("SHARE_010", "Only the owner may change a share", "shareSeq");
+  const view = await authorizeShareChange(
+    d.kv,
+    caller,
+    shareSeq,
+    "Only the owner may change a share",
+  );
   const { policy } = view;
   assertTypeAllowed(policy, input.st);
   const cap = policyCap(policy, input.st);
@@ -459,7 +472,7 @@ export async function setShareTargets(
   shareSeq: number,
   input: { ts: TargetInput[]; ss: number | null | undefined },
 ): Promise<Share> {
-  const view = await loadShareFor(d.kv, caller, shareSeq, input.ss);
+  const view = await authorizeShareRead(d.kv, caller, shareSeq, input.ss);
   if (!view.isOwner && !view.grant.cs) {
     fail("SHARE_010", "Only the owner or a recipient granted re-share may set recipients", "ts");
   }
@@ -527,8 +540,9 @@ export async function removeShare(d: Deps, shareSeq: number): Promise<Share> {
 /** DELETE /shares/{seq}: owner only (also when the resource itself is gone for good). */
 export async function deleteShare(d: Deps, caller: Caller, shareSeq: number): Promise<Share> {
   const share = await getShare(d.kv, shareSeq);
-  if (share?.ownerSeq === caller.userSeq) return removeShare(d, shareSeq);
-  // Others learn that it exists only when they can see it.
-  await loadShareFor(d.kv, caller, shareSeq, null, false);
-  return fail("SHARE_010", "Only the owner may remove a share", "shareSeq");
+  // The owner needs no further check: they may remove it even when its resource is gone for good.
+  if (share?.ownerSeq !== caller.userSeq) {
+    await authorizeShareChange(d.kv, caller, shareSeq, "Only the owner may remove a share");
+  }
+  return removeShare(d, shareSeq);
 }

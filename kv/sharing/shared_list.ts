@@ -14,11 +14,12 @@
  * values; each entry is re-checked when read (the share still grants view, nothing on the
  * path is in the trash), so index keys left behind by a removed share are never shown.
  */
-import { type Caller, effectivePermissions, type Permissions } from "./authorize.ts";
+import { accessIfVisible, type Caller, type Permissions } from "./authorize.ts";
 import { commit, commitWithRetry, CONFLICT, getManyValues, nextSeq } from "../db.ts";
 import { fail } from "../errors.ts";
 import { loadPath, nameKeyOf, type Resource, splitExtension } from "../tree/resources.ts";
-import { getShare, type Share, shareKey, visitKey } from "./shares.ts";
+import { getShare, type Share } from "./shares.ts";
+import { sharedEntryKey, sharedIndexKey, shareKey, shareVisitKey, starKey } from "../keys.ts";
 
 export const SHARED_SORTS = ["name", "size", "update", "open", "share"] as const;
 export type SharedSort = typeof SHARED_SORTS[number];
@@ -39,16 +40,6 @@ export interface Star {
   starredSeq: number;
   starredAt: number;
 }
-
-const entryKey = (u: number, rs: number): Deno.KvKey => ["shared_entry", u, rs];
-const idxKey = (u: number, sort: SharedSort, value: SortValue, rs: number): Deno.KvKey => [
-  "shared_idx",
-  u,
-  sort,
-  value,
-  rs,
-];
-const starKey = (u: number, rs: number): Deno.KvKey => ["star", u, rs];
 
 /** Adds an entry and its index keys to `op`. */
 export function writeSharedEntry(
@@ -79,20 +70,20 @@ export function writeSharedEntry(
       share: input.sharedAt,
     },
   };
-  op.set(entryKey(entry.userSeq, entry.rs), entry);
+  op.set(sharedEntryKey(entry.userSeq, entry.rs), entry);
   for (const s of SHARED_SORTS) {
-    op.set(idxKey(entry.userSeq, s, entry.sort[s], r.rs), entry.shareSeq);
+    op.set(sharedIndexKey(entry.userSeq, s, entry.sort[s], r.rs), entry.shareSeq);
   }
-  if (entry.via === "link") op.set(visitKey(entry.shareSeq, entry.userSeq), true);
+  if (entry.via === "link") op.set(shareVisitKey(entry.shareSeq, entry.userSeq), true);
   return entry;
 }
 
 /** Adds the removal of entries (and their index keys) to `op`. */
 export function deleteSharedEntries(op: Deno.AtomicOperation, entries: SharedEntry[]) {
   for (const e of entries) {
-    op.delete(entryKey(e.userSeq, e.rs));
-    for (const s of SHARED_SORTS) op.delete(idxKey(e.userSeq, s, e.sort[s], e.rs));
-    if (e.via === "link") op.delete(visitKey(e.shareSeq, e.userSeq));
+    op.delete(sharedEntryKey(e.userSeq, e.rs));
+    for (const s of SHARED_SORTS) op.delete(sharedIndexKey(e.userSeq, s, e.sort[s], e.rs));
+    if (e.via === "link") op.delete(shareVisitKey(e.shareSeq, e.userSeq));
   }
 }
 
@@ -101,7 +92,7 @@ export async function readSharedEntries(
   userSeqs: number[],
   rs: number,
 ): Promise<SharedEntry[]> {
-  return (await getManyValues<SharedEntry>(kv, userSeqs.map((u) => entryKey(u, rs))))
+  return (await getManyValues<SharedEntry>(kv, userSeqs.map((u) => sharedEntryKey(u, rs))))
     .filter((e): e is SharedEntry => e !== null);
 }
 
@@ -113,11 +104,11 @@ export async function clearLinkVisitors(kv: Deno.Kv, share: Share): Promise<void
       .filter((e) => e.shareSeq === share.shareSeq && e.via === "link");
     const op = kv.atomic();
     deleteSharedEntries(op, entries);
-    for (const u of batch) op.delete(visitKey(share.shareSeq, u));
+    for (const u of batch) op.delete(shareVisitKey(share.shareSeq, u));
     await op.commit();
     batch = [];
   };
-  for await (const e of kv.list({ prefix: ["share_visit", share.shareSeq] })) {
+  for await (const e of kv.list({ prefix: shareVisitKey(share.shareSeq) })) {
     batch.push(e.key[2] as number);
     if (batch.length === 100) await flush();
   }
@@ -138,7 +129,7 @@ export async function recordLinkVisit(
   await commitWithRetry(async () => {
     const [cur, entry] = await Promise.all([
       kv.get<Share>(shareKey(share.shareSeq)),
-      kv.get<SharedEntry>(entryKey(caller.userSeq, resource.rs)),
+      kv.get<SharedEntry>(sharedEntryKey(caller.userSeq, resource.rs)),
     ]);
     if (!cur.value) return;
     const now = Date.now();
@@ -165,9 +156,9 @@ const OPEN_RESOLUTION_MS = 60_000;
 function moveOpen(op: Deno.AtomicOperation, e: SharedEntry, now: number): boolean {
   if (e.openedAt !== null && now - e.openedAt < OPEN_RESOLUTION_MS) return false;
   const next: SharedEntry = { ...e, openedAt: now, sort: { ...e.sort, open: now } };
-  op.delete(idxKey(e.userSeq, "open", e.sort.open, e.rs))
-    .set(idxKey(e.userSeq, "open", now, e.rs), e.shareSeq)
-    .set(entryKey(e.userSeq, e.rs), next);
+  op.delete(sharedIndexKey(e.userSeq, "open", e.sort.open, e.rs))
+    .set(sharedIndexKey(e.userSeq, "open", now, e.rs), e.shareSeq)
+    .set(sharedEntryKey(e.userSeq, e.rs), next);
   return true;
 }
 
@@ -180,7 +171,7 @@ export async function recordSharedOpen(
   userSeq: number,
   path: Resource[],
 ): Promise<void> {
-  const keys = path.map((r) => entryKey(userSeq, r.rs));
+  const keys = path.map((r) => sharedEntryKey(userSeq, r.rs));
   for (let i = 0; i < keys.length; i += 10) {
     const entries = await kv.getMany<SharedEntry[]>(keys.slice(i, i + 10));
     const found = entries.find((e) => e.value !== null);
@@ -282,7 +273,7 @@ export async function listSharedWithMe(
   caller: Caller,
   q: SharedListQuery,
 ): Promise<SharedListPage> {
-  const prefix: Deno.KvKey = ["shared_idx", caller.userSeq, q.sb];
+  const prefix = sharedIndexKey(caller.userSeq, q.sb);
   const reverse = q.so === "desc";
   const at = q.cursor ? [...prefix, q.cursor.cv, q.cursor.ci] : null;
   const selector: Deno.KvListSelector = !at
@@ -304,7 +295,7 @@ export async function listSharedWithMe(
   const evaluate = async (key: Deno.KvKey, shareSeq: number): Promise<SharedListItem | null> => {
     const rs = key[4] as number;
     const [entry, share, loaded, star] = await Promise.all([
-      kv.get<SharedEntry>(entryKey(caller.userSeq, rs)),
+      kv.get<SharedEntry>(sharedEntryKey(caller.userSeq, rs)),
       shareOf(shareSeq),
       loadPath(kv, rs),
       getStar(kv, caller.userSeq, rs),
@@ -316,9 +307,9 @@ export async function listSharedWithMe(
     if (!share || share.rs !== rs || !loaded || loaded.trashed) return null;
     const resource = loaded.path[0];
     if (!matchesFilters(q, resource)) return null;
-    const permissions = await effectivePermissions(kv, caller, loaded.path);
-    if (!permissions.canView || resource.ownerSeq === caller.userSeq) return null;
-    return { entry: entry.value, share, resource, permissions, star };
+    const access = await accessIfVisible(kv, caller, loaded);
+    if (!access || access.isOwner) return null;
+    return { entry: entry.value, share, resource, permissions: access.permissions, star };
   };
 
   const items: SharedListItem[] = [];

@@ -1,24 +1,19 @@
 /**
  * Shares: at most one per resource; a share on a folder covers its whole subtree, and the
- * permissions of several shares on a resource's path combine as a union (permissionsFromShares,
- * the seam kv/authorize.ts calls for every non-owner access).
- *   ["share", shareSeq]                 -> Share (recipients inline, at most MAX_TARGETS)
- *   ["share_by_res", rs]                -> shareSeq
- *   ["share_by_owner", ownerSeq, seq]   -> {rs, type}   (hierarchy rule, descendant side)
- *   ["share_link", sha256(token)]       -> shareSeq      (ORG_LINK / PUBLIC_LINK only)
- *   ["share_link_list", shareSeq]       -> rs            (admin listing of links)
- *   ["share_type_gen", ownerSeq]        -> number        (bumped by each create / type change)
+ * permissions of several shares on a resource's path combine as a union. This module is the
+ * model (what one share grants: grantOf) and its reads; every decision about what a caller may
+ * do is kv/sharing/authorize.ts's, which alone calls grantOf and sharesOnPath.
+ * Its key families (share, share_by_res, share_by_owner, share_link, share_link_list,
+ * share_type_gen; see kv/keys.ts) are written by kv/sharing/share_writes.ts only.
  * Who a share reaches: SPECIFIC_USERS its recipients (any tenant); ORG_LINK every user of the
  * owner's tenant; PUBLIC_LINK every authenticated user when it has no password (a password-
  * protected public link opens only through the public link page). Expired shares and types
  * the owner's tenant policy no longer allows grant nothing; grants are capped by the policy.
- * The writes (create, change, set recipients, remove) are in kv/share_writes.ts.
+ * The writes (create, change, set recipients, remove) are in kv/sharing/share_writes.ts.
  */
-import type { Caller, Permissions } from "./authorize.ts";
 import { getManyValues } from "../db.ts";
-import { fail } from "../errors.ts";
-import { getResource, loadPath, type Resource } from "../tree/resources.ts";
-import { sha256Hex } from "../../lib/secrets.ts";
+import type { Caller } from "../identity/users.ts";
+import { getResource, type Resource } from "../tree/resources.ts";
 import {
   getTenant,
   type SharePermission,
@@ -26,6 +21,7 @@ import {
   type ShareType,
   type Tenant,
 } from "../identity/tenants.ts";
+import { shareByOwnerKey, shareByResKey, shareKey, shareVisitKey } from "../keys.ts";
 
 export type { ShareType };
 
@@ -82,23 +78,17 @@ export const FLAG_PERMISSION: Record<keyof ShareFlags, SharePermission> = {
   cs: "SHARE",
 };
 
-export const shareKey = (seq: number): Deno.KvKey => ["share", seq];
-export const shareByResKey = (rs: number): Deno.KvKey => ["share_by_res", rs];
-export const shareByOwnerKey = (owner: number, seq: number): Deno.KvKey => [
-  "share_by_owner",
-  owner,
-  seq,
-];
-export const linkKey = (token: string): Deno.KvKey => ["share_link", sha256Hex(token)];
-export const linkListKey = (seq: number): Deno.KvKey => ["share_link_list", seq];
-/**
- * Checked and bumped by every commit that adds a share type to an owner's tree, so two
- * concurrent ones (a folder and its subfolder, say) cannot both pass the one-type-per-hierarchy
- * rule: the later commit fails its check and re-validates.
- */
-export const shareTypeGenKey = (owner: number): Deno.KvKey => ["share_type_gen", owner];
-
 // ---------------------------------------------------------------- flags and policy
+
+/** What a caller may do with a resource, as the API shows it. */
+export interface Permissions {
+  canView: boolean;
+  canEdit: boolean;
+  canDownload: boolean;
+  canUpload: boolean;
+  canShare: boolean;
+  canDelete: boolean;
+}
 
 export function flagsToPermissions(f: ShareFlags): Permissions {
   return {
@@ -118,7 +108,7 @@ function combine(a: ShareFlags, b: ShareFlags, op: (x: boolean, y: boolean) => b
   return out;
 }
 export const intersectFlags = (a: ShareFlags, b: ShareFlags) => combine(a, b, (x, y) => x && y);
-const unionFlags = (a: ShareFlags, b: ShareFlags) => combine(a, b, (x, y) => x || y);
+export const unionFlags = (a: ShareFlags, b: ShareFlags) => combine(a, b, (x, y) => x || y);
 
 /** The tenant policy with the rules no administrator can change: link types never re-share. */
 export function effectivePolicy(tenant: Tenant | null): SharePolicy {
@@ -155,21 +145,20 @@ export function isExpired(share: Share, now = Date.now()): boolean {
 }
 
 /**
- * ["share_visit", shareSeq, userSeq]: the user presented this link's token (GET
+ * share_visit (kv/keys.ts): the user presented this link's token (GET
  * /shares/link/{token}). A PUBLIC_LINK reaches "anyone with the link", so through the API it
  * grants only to accounts that have shown the token, never to whoever guesses a resource seq.
  */
-export const visitKey = (shareSeq: number, u: number): Deno.KvKey => ["share_visit", shareSeq, u];
 
 /** Whether `caller` has shown `share`'s link token (only PUBLIC_LINK grants depend on it). */
 export async function presentedToken(kv: Deno.Kv, share: Share, caller: Caller): Promise<boolean> {
   if (share.type !== "PUBLIC_LINK") return false;
-  return (await kv.get(visitKey(share.shareSeq, caller.userSeq))).value !== null;
+  return (await kv.get(shareVisitKey(share.shareSeq, caller.userSeq))).value !== null;
 }
 
 /**
  * What one share grants `caller` (null: nothing), before the owner check. `presentedToken`:
- * the caller has shown this share's link token (see visitKey).
+ * the caller has shown this share's link token (see shareVisitKey in kv/keys.ts).
  */
 export function grantOf(
   share: Share,
@@ -191,32 +180,13 @@ export function grantOf(
   return flags && flags.cv ? flags : null;
 }
 
-/**
- * The union of the permissions that shares on `path` (a resource and its ancestors) grant
- * `caller`, or null when none does.
- */
-export async function permissionsFromShares(
-  kv: Deno.Kv,
-  caller: Caller,
-  path: Resource[],
-): Promise<Permissions | null> {
+/** The shares on `path` (a resource and its ancestors), nearest first. */
+export async function sharesOnPath(kv: Deno.Kv, path: Resource[]): Promise<Share[]> {
   const seqs = (await getManyValues<number>(kv, path.map((r) => shareByResKey(r.rs))))
     .filter((s): s is number => s !== null);
-  if (seqs.length === 0) return null;
-  const shares = (await getManyValues<Share>(kv, seqs.map(shareKey)))
+  if (seqs.length === 0) return [];
+  return (await getManyValues<Share>(kv, seqs.map((seq) => shareKey(seq))))
     .filter((s): s is Share => s !== null);
-  const policies = new Map<number, SharePolicy>();
-  let total: ShareFlags | null = null;
-  for (const share of shares) {
-    let policy = policies.get(share.tenantId);
-    if (!policy) {
-      policy = await policyOf(kv, share.tenantId);
-      policies.set(share.tenantId, policy);
-    }
-    const g = grantOf(share, caller, policy, await presentedToken(kv, share, caller));
-    if (g) total = total ? unionFlags(total, g) : g;
-  }
-  return total ? flagsToPermissions(total) : null;
 }
 
 // ---------------------------------------------------------------- reads
@@ -234,46 +204,6 @@ export function linkUrlOf(publicUrl: string, share: Share): string | null {
   return share.linkToken ? `${publicUrl}/s/${share.linkToken}` : null;
 }
 
-export interface ShareView {
-  share: Share;
-  resource: Resource;
-  path: Resource[];
-  isOwner: boolean;
-  /** The caller's grant through this share (owner: everything). */
-  grant: ShareFlags;
-  policy: SharePolicy;
-}
-
-/**
- * Loads a share for `caller`: the owner always sees it; anyone else only when the share
- * currently grants them something (otherwise SHARE_006, so share seqs leak nothing), and
- * then `ss` must name the owner (PERMISSION_002).
- */
-export async function loadShareFor(
-  kv: Deno.Kv,
-  caller: Caller,
-  shareSeq: number,
-  ss: number | null | undefined,
-  requireSs = true,
-): Promise<ShareView> {
-  const share = await getShare(kv, shareSeq);
-  if (!share) fail("SHARE_006", `No share with seq ${shareSeq}`, "shareSeq");
-  const loaded = await loadPath(kv, share.rs);
-  const isOwner = share.ownerSeq === caller.userSeq;
-  const policy = await policyOf(kv, share.tenantId);
-  if (!loaded || (!isOwner && loaded.trashed)) {
-    fail("SHARE_006", `No share with seq ${shareSeq}`, "shareSeq");
-  }
-  const grant = isOwner
-    ? ALL_FLAGS
-    : grantOf(share, caller, policy, await presentedToken(kv, share, caller));
-  if (!grant) fail("SHARE_006", `No share with seq ${shareSeq}`, "shareSeq");
-  if (!isOwner && requireSs && ss !== share.ownerSeq) {
-    fail("PERMISSION_002", "ss must be the user seq of the share's owner", "ss");
-  }
-  return { share, resource: loaded.path[0], path: loaded.path, isOwner, grant, policy };
-}
-
 /**
  * Share types used elsewhere in `resource`'s hierarchy (ancestors and descendants), not
  * counting share `exclude`. Descendants are found among the owner's shares, walking each one's
@@ -289,7 +219,7 @@ export async function hierarchyTypes(
   const ancestorSeqs =
     (await getManyValues<number>(kv, path.slice(1).map((r) => shareByResKey(r.rs))))
       .filter((s): s is number => s !== null && s !== exclude);
-  for (const s of await getManyValues<Share>(kv, ancestorSeqs.map(shareKey))) {
+  for (const s of await getManyValues<Share>(kv, ancestorSeqs.map((seq) => shareKey(seq)))) {
     if (s) types.add(s.type);
   }
   if (resource.type !== "FOLDER") return types;
@@ -310,7 +240,7 @@ export async function hierarchyTypes(
     return false;
   };
   const it = kv.list<{ rs: number; type: ShareType }>({
-    prefix: ["share_by_owner", resource.ownerSeq],
+    prefix: shareByOwnerKey(resource.ownerSeq),
   });
   for await (const e of it) {
     if (e.key[2] === exclude || types.has(e.value.type)) continue;

@@ -4,9 +4,10 @@
  * KV expiry is lazy. A token stays usable until it expires so interrupted downloads can resume
  * with Range; access is re-checked when it is redeemed.
  */
-import type { Caller } from "../sharing/authorize.ts";
+import type { Caller } from "../identity/users.ts";
 import { fail } from "../errors.ts";
 import { randomToken } from "../../lib/secrets.ts";
+import { downloadTokenKey } from "../keys.ts";
 
 export const DOWNLOAD_TOKEN_TTL_MS = 5 * 60 * 1000;
 
@@ -20,15 +21,13 @@ export interface DownloadToken {
   expiresAt: number;
 }
 
-const tokenKey = (token: string): Deno.KvKey => ["download_token", token];
-
 export async function issueDownloadToken(
   kv: Deno.Kv,
   input: Omit<DownloadToken, "expiresAt">,
 ): Promise<string> {
   const token = randomToken(32);
   const record: DownloadToken = { ...input, expiresAt: Date.now() + DOWNLOAD_TOKEN_TTL_MS };
-  await kv.set(tokenKey(token), record, { expireIn: DOWNLOAD_TOKEN_TTL_MS });
+  await kv.set(downloadTokenKey(token), record, { expireIn: DOWNLOAD_TOKEN_TTL_MS });
   return token;
 }
 
@@ -41,7 +40,7 @@ export async function redeemDownloadToken(
   if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) {
     fail("RESOURCE_009", "dt is missing or malformed", "dt");
   }
-  const record = (await kv.get<DownloadToken>(tokenKey(token))).value;
+  const record = (await kv.get<DownloadToken>(downloadTokenKey(token))).value;
   if (!record || record.kind !== kind || record.expiresAt <= Date.now()) {
     fail("RESOURCE_009", "The download token is unknown or expired", "dt");
   }

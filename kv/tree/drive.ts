@@ -13,6 +13,7 @@ import {
 import { commit, commitWithRetry, CONFLICT, nextSeq } from "../db.ts";
 import type { Deps } from "../deps.ts";
 import { DriveError, type ErrorCode, fail } from "../errors.ts";
+import { shareByResKey } from "../keys.ts";
 import {
   assertNotLockedByOther,
   lockEntryFor,
@@ -22,6 +23,7 @@ import {
 import { mimeOf } from "../../lib/mime.ts";
 import {
   type ContentVersion,
+  deleteVersion,
   freeName,
   getResourceEntry,
   listVersions,
@@ -30,10 +32,9 @@ import {
   nameIndexKey,
   type Resource,
   validateName,
-  versionKey,
   writeResource,
+  writeVersion,
 } from "./resources.ts";
-import { shareByResKey } from "../sharing/shares.ts";
 import { chargeUsage, readUsageEntry } from "./usage.ts";
 import { requireUser, type User } from "../identity/users.ts";
 
@@ -299,7 +300,7 @@ function commitFile(d: Deps, input: FileCommit): Promise<Resource> {
     if (parent) op.check(parent);
     chargeUsage(op, usage, input.ownerSeq, input.blob.size, input.quotaBytes, input.quotaCode);
     writeResource(op, null, file);
-    op.set(versionKey(file.rs, 1), versionRecord(file, input.blob, input.reason));
+    writeVersion(op, file.rs, versionRecord(file, input.blob, input.reason));
     return (await commit(op)) === true ? file : nameConflict(input.onConflict, finalName);
   });
 }
@@ -369,9 +370,9 @@ export async function putContent(d: Deps, input: PutContentInput): Promise<Resou
       chargeUsage(op, usage, owner.userSeq, delta, owner.quotaBytes, input.quotaCode);
       writeResource(op, cur.value, next);
       if (input.mode === "overwrite") {
-        op.delete(versionKey(cur.value.rs, cur.value.version));
+        deleteVersion(op, cur.value.rs, cur.value.version);
       }
-      op.set(versionKey(next.rs, next.version), versionRecord(next, blob, input.reason));
+      writeVersion(op, next.rs, versionRecord(next, blob, input.reason));
       replaced = input.mode === "overwrite" ? cur.value.blobId : null;
       return (await commit(op)) === true ? next : CONFLICT;
     }), input.blob !== undefined);

@@ -1,14 +1,14 @@
 /**
  * Document locks: one record per document, shared by the storage provider protocol and the
- * editor-session (web-office) endpoints, so each sees the other's lock.
- *   ["lock", rs] -> Lock
- *   ["lock_owner", ownerSeq, rs] -> true      (index: the owner's locked documents)
- *   ["lock_stamp", ownerSeq] -> time         (rewritten by every new lock of the owner's)
+ * editor-session (web-office) endpoints, so each sees the other's lock. Keys (kv/keys.ts): lock,
+ * lock_owner (index: the owner's locked documents), lock_stamp (rewritten by every new lock of
+ * the owner's), lock_release (administrators' releases).
  * Provider locks follow the protocol's table (no expiry). Editor locks are leases with
  * `expiresAt`; an expired lease counts as no lock. Expiry is compared against our own
  * timestamp because KV's expireIn deletes lazily.
  */
 import { commit, commitWithRetry, CONFLICT, getManyValues } from "../db.ts";
+import { lockKey, lockReleaseKey, lockStampKey, ownerLockKey } from "../keys.ts";
 import { fail } from "../errors.ts";
 import { getResourceEntry, MAX_DEPTH, type Resource } from "./resources.ts";
 
@@ -26,19 +26,20 @@ export interface Lock {
   expiresAt: number | null;
 }
 
-export const lockKey = (rs: number): Deno.KvKey => ["lock", rs];
 /**
  * Changes whenever a lock is taken on one of the owner's documents. Folder operations check it
  * in their commit (see readFolderLockGuard), so a lock taken meanwhile sends them round again.
  */
-const lockStampKey = (ownerSeq: number): Deno.KvKey => ["lock_stamp", ownerSeq];
 /**
  * The documents of one owner that were locked, so a folder change reads that owner's locks
  * only. Written with every lock; an entry whose lock is gone (released, lease run out) is
  * dropped when readFolderLockGuard meets it.
  */
-const ownerLockKey = (ownerSeq: number, rs: number): Deno.KvKey => ["lock_owner", ownerSeq, rs];
-const ownerLockPrefix = (ownerSeq: number): Deno.KvKey => ["lock_owner", ownerSeq];
+
+/** Adds to `op` the removal of a document's lock and its owner index entry (a purged file). */
+export function dropLock(op: Deno.AtomicOperation, ownerSeq: number, rs: number) {
+  op.delete(lockKey(rs)).delete(ownerLockKey(ownerSeq, rs));
+}
 
 export function isLive(lock: Lock | null, now = Date.now()): lock is Lock {
   return lock !== null && (lock.expiresAt === null || lock.expiresAt > now);
@@ -52,7 +53,7 @@ export async function getLock(kv: Deno.Kv, rs: number): Promise<Lock | null> {
 
 /** The live locks of many documents, in order (null where a document has none). */
 export async function getLocks(kv: Deno.Kv, rss: number[]): Promise<(Lock | null)[]> {
-  const locks = await getManyValues<Lock>(kv, rss.map(lockKey));
+  const locks = await getManyValues<Lock>(kv, rss.map((rs) => lockKey(rs)));
   return locks.map((lock) => isLive(lock) ? lock : null);
 }
 
@@ -170,7 +171,7 @@ export interface LockRelease {
   releasedAt: number;
 }
 
-/** Administrator's release of any lock, recorded in ["lock_release", time, rs]. */
+/** Administrator's release of any lock, recorded under lock_release (kv/keys.ts). */
 export function forceReleaseLock(
   kv: Deno.Kv,
   rs: number,
@@ -180,11 +181,10 @@ export function forceReleaseLock(
     const cur = await kv.get<Lock>(lockKey(rs));
     if (!isLive(cur.value)) return null;
     const record: LockRelease = { lock: cur.value, releasedBy, releasedAt: Date.now() };
-    const op = kv.atomic().check(cur).delete(lockKey(rs)).set([
-      "lock_release",
-      record.releasedAt,
-      rs,
-    ], record);
+    const op = kv.atomic().check(cur).delete(lockKey(rs)).set(
+      lockReleaseKey(record.releasedAt, rs),
+      record,
+    );
     return (await commit(op)) === true ? record : CONFLICT;
   });
 }
@@ -192,7 +192,7 @@ export function forceReleaseLock(
 export async function listLocks(kv: Deno.Kv): Promise<Lock[]> {
   const out: Lock[] = [];
   const now = Date.now();
-  for await (const e of kv.list<Lock>({ prefix: ["lock"] })) {
+  for await (const e of kv.list<Lock>({ prefix: lockKey() })) {
     if (isLive(e.value, now)) out.push(e.value);
   }
   return out;
@@ -213,7 +213,7 @@ export async function readFolderLockGuard(
   const stamp = await kv.get<number>(lockStampKey(folder.ownerSeq));
   const mayWrite = typeof owner === "function" ? owner : (l: Lock) => l.owner === owner;
   const indexed: Deno.KvEntry<true>[] = [];
-  for await (const e of kv.list<true>({ prefix: ownerLockPrefix(folder.ownerSeq) })) {
+  for await (const e of kv.list<true>({ prefix: ownerLockKey(folder.ownerSeq) })) {
     indexed.push(e);
   }
   const locks = await getLocks(kv, indexed.map((e) => e.key[2] as number));
@@ -236,7 +236,7 @@ export async function readFolderLockGuard(
  * folder guard sees them. Runs at start; a no-op once every lock carries `ownerSeq`.
  */
 export async function indexLocksByOwner(kv: Deno.Kv): Promise<void> {
-  for await (const e of kv.list<Lock>({ prefix: ["lock"] })) {
+  for await (const e of kv.list<Lock>({ prefix: lockKey() })) {
     if (e.value.ownerSeq !== undefined) continue;
     const res = (await getResourceEntry(kv, e.value.rs)).value;
     if (!res) continue;
@@ -287,7 +287,7 @@ async function isInside(
 export async function listLockReleases(kv: Deno.Kv, limit = 100): Promise<LockRelease[]> {
   const out: LockRelease[] = [];
   for await (
-    const e of kv.list<LockRelease>({ prefix: ["lock_release"] }, { reverse: true, limit })
+    const e of kv.list<LockRelease>({ prefix: lockReleaseKey() }, { reverse: true, limit })
   ) out.push(e.value);
   return out;
 }
@@ -302,7 +302,7 @@ export const providerLockOwner = (adapter: string, owner: string) => `provider:$
 export async function releaseAdapterLocks(kv: Deno.Kv, adapter: string): Promise<number> {
   const prefix = providerLockOwner(adapter, "");
   let released = 0;
-  for await (const e of kv.list<Lock>({ prefix: ["lock"] })) {
+  for await (const e of kv.list<Lock>({ prefix: lockKey() })) {
     if (e.value.source !== "provider" || !e.value.owner.startsWith(prefix)) continue;
     // A lock changed meanwhile is no longer this one; leave it.
     if ((await kv.atomic().check(e).delete(e.key).commit()).ok) released++;

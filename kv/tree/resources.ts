@@ -1,15 +1,20 @@
 /**
  * Files and folders as a tree: every resource has a parent pointer (null = the owner's drive
- * root). Secondary keys, all written in the same commit as the resource:
- *   ["res_name", owner, parent, nameKey]        -> rs   unique names per folder (case-insensitive)
- *   ["res_by_size", owner, parent, size, rs]    -> rs   listing sorted by size
- *   ["res_by_update", owner, parent, ms, rs]    -> rs   listing sorted by update time
- *   ["res_trash", owner, rs]                    -> rs   top-level trashed items (instead of the above)
- *   ["res_version", rs, version]                -> ContentVersion
- * Trashing a folder only marks the folder: its contents are "in the trash" because an ancestor
+ * root). Its secondary keys (res_name: unique names per folder, case-insensitive; res_by_size
+ * and res_by_update: listing orders; res_trash: top-level trashed items instead of those) and
+ * its content versions (res_version) are written here only, in the caller's commit; see
+ * kv/keys.ts. Trashing a folder only marks the folder: its contents are "in the trash" because an ancestor
  * is, which `loadPath` reports. That keeps trashing O(1) for any folder size.
  */
 import { getManyValues } from "../db.ts";
+import {
+  bySizeKey,
+  byUpdateKey,
+  resourceKey,
+  resourceNameKey,
+  trashIndexKey,
+  versionKey,
+} from "../keys.ts";
 import { fail } from "../errors.ts";
 
 export type ResourceType = "FILE" | "FOLDER";
@@ -51,39 +56,30 @@ export const MAX_NAME_LENGTH = 255;
 /** Deep enough for any real tree, and keeps a move's ancestor checks under KV's 100 per commit. */
 export const MAX_DEPTH = 64;
 
-export const resourceKey = (rs: number): Deno.KvKey => ["res", rs];
-export const versionKey = (rs: number, version: number): Deno.KvKey => ["res_version", rs, version];
 const parentPart = (parentRs: number | null) => parentRs ?? 0;
 export const nameKeyOf = (name: string) => name.normalize("NFC").toLowerCase();
 export const nameIndexKey = (
   ownerSeq: number,
   parentRs: number | null,
   name: string,
-): Deno.KvKey => [
-  "res_name",
-  ownerSeq,
-  parentPart(parentRs),
-  nameKeyOf(name),
-];
+): Deno.KvKey => resourceNameKey(ownerSeq, parentPart(parentRs), nameKeyOf(name));
 
 export type ListSort = "name" | "size" | "update";
-const listPrefix = (sort: ListSort, ownerSeq: number, parentRs: number | null): Deno.KvKey => [
-  sort === "name" ? "res_name" : sort === "size" ? "res_by_size" : "res_by_update",
-  ownerSeq,
-  parentPart(parentRs),
-];
+const LIST_INDEX = { name: resourceNameKey, size: bySizeKey, update: byUpdateKey } as const;
+const listPrefix = (sort: ListSort, ownerSeq: number, parentRs: number | null): Deno.KvKey =>
+  LIST_INDEX[sort](ownerSeq, parentPart(parentRs));
 
 /** The owner's top-level trashed items, in resourceSeq order. */
-export const trashIndexPrefix = (ownerSeq: number): Deno.KvKey => ["res_trash", ownerSeq];
+export const trashIndexPrefix = (ownerSeq: number): Deno.KvKey => trashIndexKey(ownerSeq);
 
 /** Every secondary key a resource in this state owns. */
 function indexKeys(r: Resource): Deno.KvKey[] {
-  if (r.trashedAt !== null) return [[...trashIndexPrefix(r.ownerSeq), r.rs]];
+  if (r.trashedAt !== null) return [trashIndexKey(r.ownerSeq, r.rs)];
   const p = parentPart(r.parentRs);
   return [
     nameIndexKey(r.ownerSeq, r.parentRs, r.name),
-    ["res_by_size", r.ownerSeq, p, r.size, r.rs],
-    ["res_by_update", r.ownerSeq, p, r.updatedAt, r.rs],
+    bySizeKey(r.ownerSeq, p, r.size, r.rs),
+    byUpdateKey(r.ownerSeq, p, r.updatedAt, r.rs),
   ];
 }
 
@@ -103,11 +99,46 @@ export function writeResource(
   const oldIds = new Set(oldKeys.map(id));
   for (const k of oldKeys) if (!newIds.has(id(k))) op.delete(k);
   for (const k of newKeys) {
-    if (!oldIds.has(id(k)) && k[0] === "res_name") op.check({ key: k, versionstamp: null });
+    if (!oldIds.has(id(k)) && k[0] === FAMILY_RES_NAME) op.check({ key: k, versionstamp: null });
     op.set(k, (after as Resource).rs);
   }
   if (after) op.set(resourceKey(after.rs), after);
   else if (before) op.delete(resourceKey(before.rs));
+}
+
+const FAMILY_RES_NAME = resourceNameKey(0, 0)[0];
+
+/** Adds to `op` the record of one stored content version of file `rs`. */
+export function writeVersion(op: Deno.AtomicOperation, rs: number, record: ContentVersion) {
+  op.set(versionKey(rs, record.version), record);
+}
+
+/**
+ * Adds to `op` the removal of one content version; with `versionstamp`, only if it is still the
+ * entry that was read.
+ */
+export function deleteVersion(
+  op: Deno.AtomicOperation,
+  rs: number,
+  version: number,
+  versionstamp?: string | null,
+) {
+  const key = versionKey(rs, version);
+  if (versionstamp !== undefined) op.check({ key, versionstamp });
+  op.delete(key);
+}
+
+/** The stored entry of one content version (for a versionstamp check). */
+export function getVersionEntry(kv: Deno.Kv, rs: number, version: number) {
+  return kv.get<ContentVersion>(versionKey(rs, version));
+}
+
+export async function getResourceEntries(kv: Deno.Kv, rss: number[]) {
+  const out: Deno.KvEntryMaybe<Resource>[] = [];
+  for (let i = 0; i < rss.length; i += 10) {
+    out.push(...await kv.getMany<Resource[]>(rss.slice(i, i + 10).map((rs) => resourceKey(rs))));
+  }
+  return out;
 }
 
 /**
@@ -141,7 +172,7 @@ export async function getResource(kv: Deno.Kv, rs: number): Promise<Resource | n
 /** The stored content versions of a file, oldest first. */
 export async function listVersions(kv: Deno.Kv, rs: number): Promise<ContentVersion[]> {
   const out: ContentVersion[] = [];
-  for await (const e of kv.list<ContentVersion>({ prefix: ["res_version", rs] })) {
+  for await (const e of kv.list<ContentVersion>({ prefix: versionKey(rs) })) {
     out.push(e.value);
   }
   return out;
@@ -152,8 +183,8 @@ export async function listVersions(kv: Deno.Kv, rs: number): Promise<ContentVers
  * sweep). Keys never move, so an id referenced for the whole scan is always seen.
  */
 export async function* iterateReferencedBlobIds(kv: Deno.Kv): AsyncGenerator<string> {
-  for await (const e of kv.list<ContentVersion>({ prefix: ["res_version"] })) yield e.value.blobId;
-  for await (const e of kv.list<Resource>({ prefix: ["res"] })) {
+  for await (const e of kv.list<ContentVersion>({ prefix: versionKey() })) yield e.value.blobId;
+  for await (const e of kv.list<Resource>({ prefix: resourceKey() })) {
     if (e.value.blobId) yield e.value.blobId;
   }
 }
@@ -165,7 +196,7 @@ export async function* iterateReferencedBlobIds(kv: Deno.Kv): AsyncGenerator<str
  */
 export async function listResourcesOwnedBy(kv: Deno.Kv, ownerSeq: number): Promise<Resource[]> {
   const out: Resource[] = [];
-  for await (const e of kv.list<Resource>({ prefix: ["res"] })) {
+  for await (const e of kv.list<Resource>({ prefix: resourceKey() })) {
     if (e.value.ownerSeq === ownerSeq) out.push(e.value);
   }
   return out;
@@ -221,7 +252,7 @@ export async function hasChildren(
   parentRs: number | null,
 ): Promise<boolean> {
   for await (
-    const _ of kv.list({ prefix: ["res_name", ownerSeq, parentPart(parentRs)] }, { limit: 1 })
+    const _ of kv.list({ prefix: resourceNameKey(ownerSeq, parentPart(parentRs)) }, { limit: 1 })
   ) return true;
   return false;
 }
@@ -265,7 +296,7 @@ export async function listIndexPage(
   } catch {
     fail("RESOURCE_018", "cursor is not a cursor this listing returned", "cursor");
   }
-  const items = (await getManyValues<Resource>(kv, seqs.map(resourceKey))).filter((
+  const items = (await getManyValues<Resource>(kv, seqs.map((rs) => resourceKey(rs)))).filter((
     r,
   ): r is Resource => r !== null);
   return { items, cursor: seqs.length === opts.limit && iter.cursor ? iter.cursor : null };

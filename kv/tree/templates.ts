@@ -1,12 +1,10 @@
 /**
- * Built-in templates for "create document": a minimal, valid OOXML package (.docx, .xlsx,
- * .pptx) or an empty UTF-8 note, named in Korean or US English. The packages are generated
- * here (kv/templates/*.ts), deterministic, and built once per type and language.
+ * Built-in templates for "create document": which shipped file under static/templates/ a new
+ * document of each type starts as, and the name it gets, in Korean or US English. The files are
+ * ordinary assets (a blank .docx, .xlsx, .pptx and an empty .txt per language); creating a
+ * document copies one, byte for byte. The stored media type follows from the name's extension
+ * (lib/mime.ts), as for any upload.
  */
-import { docxParts } from "./templates/docx.ts";
-import { pptxParts } from "./templates/pptx.ts";
-import { xlsxParts } from "./templates/xlsx.ts";
-import { zipPackage } from "./templates/zip.ts";
 
 export const TEMPLATE_TYPES = ["word", "excel", "ppt", "note"] as const;
 export type TemplateType = typeof TEMPLATE_TYPES[number];
@@ -26,6 +24,27 @@ export const TEMPLATE_NAMES: Record<TemplateLanguage, Record<TemplateType, strin
     note: "New Note.txt",
   },
 };
+
+/**
+ * Resolved against this module, not the working directory, so the files are found wherever the
+ * process starts, on Deno Deploy and in a `deno compile --include static` binary.
+ */
+const TEMPLATE_DIR = new URL("../../static/templates/", import.meta.url);
+
+/** Each language's folder under static/templates/ is named by its full locale tag. */
+const LOCALE_DIRS: Record<TemplateLanguage, string> = { ko: "ko-KR", en: "en-US" };
+
+const FILE_NAMES: Record<TemplateType, string> = {
+  word: "blank.docx",
+  excel: "blank.xlsx",
+  ppt: "blank.pptx",
+  note: "blank.txt",
+};
+
+/** Where the template file of `type` in `lang` is shipped. */
+export function templateUrl(type: TemplateType, lang: TemplateLanguage): URL {
+  return new URL(`${LOCALE_DIRS[lang]}/${FILE_NAMES[type]}`, TEMPLATE_DIR);
+}
 
 /**
  * The template language an Accept-Language header asks for: the highest-q tag (ties: the
@@ -48,28 +67,29 @@ export function pickTemplateLanguage(header: string | null | undefined): Templat
   return best?.lang ?? "en";
 }
 
-const cache = new Map<string, Uint8Array>();
-
-function build(type: TemplateType, lang: TemplateLanguage): Uint8Array {
-  switch (type) {
-    case "word":
-      return zipPackage(docxParts(lang));
-    case "excel":
-      return zipPackage(xlsxParts(lang));
-    case "ppt":
-      return zipPackage(pptxParts(lang));
-    case "note":
-      return new Uint8Array(0);
-  }
+/** A new document's starting content: its name, its byte count and its bytes. */
+export interface TemplateFile {
+  name: string;
+  size: number;
+  /**
+   * The file's bytes, opened only when iteration starts and closed when it ends or stops
+   * early, so a request refused before reading (a full quota) holds no file open.
+   */
+  body: AsyncIterable<Uint8Array>;
 }
 
 /** The file a new document of `type` starts as. */
-export function templateFile(
+export async function templateFile(
   type: TemplateType,
   lang: TemplateLanguage,
-): { name: string; bytes: Uint8Array } {
-  const key = `${type}:${lang}`;
-  let bytes = cache.get(key);
-  if (!bytes) cache.set(key, bytes = build(type, lang));
-  return { name: TEMPLATE_NAMES[lang][type], bytes };
+): Promise<TemplateFile> {
+  const url = templateUrl(type, lang);
+  const { size } = await Deno.stat(url);
+  return { name: TEMPLATE_NAMES[lang][type], size, body: readFile(url) };
+}
+
+async function* readFile(url: URL): AsyncGenerator<Uint8Array> {
+  const file = await Deno.open(url);
+  // The readable closes the file when it is drained or cancelled (leaving the loop early).
+  for await (const chunk of file.readable) yield chunk;
 }

@@ -2,20 +2,24 @@
  * The trash: listing, restore and permanent deletion (purge). Trashing itself is
  * trashResource in drive.ts; a trashed item keeps its parent pointer so restore can put it
  * back. Trash counts toward the owner's usage until purged.
- *   ["trash_purge", rs] -> true   a purge of rs has started; restore refuses from then on
+ * A purge marker (trash_purge, kv/keys.ts) says a purge of rs has started; restore refuses from
+ * then on.
  * A purge deletes the subtree bottom-up in commits within KV's limits (children before
  * their folder), so an interrupted purge leaves a smaller, still-consistent trashed tree that
  * a repeated purge finishes. Blobs are deleted after the commit that drops their versions.
  */
-import { removeShare } from "../sharing/share_writes.ts";
-import { shareOfResource } from "../sharing/shares.ts";
 import { commit, commitWithRetry, CONFLICT } from "../db.ts";
 import type { Deps } from "../deps.ts";
 import { fail } from "../errors.ts";
-import { lockKey } from "./locks.ts";
+import { purgeMarkerKey } from "../keys.ts";
+import { dropLock } from "./locks.ts";
 import {
+  deleteVersion,
   freeName,
+  getResource,
+  getResourceEntries,
   getResourceEntry,
+  getVersionEntry,
   iterateChildren,
   iterateSubtree,
   listIndexPage,
@@ -23,14 +27,10 @@ import {
   loadPath,
   MAX_DEPTH,
   type Resource,
-  resourceKey,
   trashIndexPrefix,
-  versionKey,
   writeResource,
 } from "./resources.ts";
 import { chargeUsage, readUsageEntry } from "./usage.ts";
-
-const purgeMarkerKey = (rs: number): Deno.KvKey => ["trash_purge", rs];
 
 /** Per purge commit: under KV's 1000 mutations and 100 checks (usage takes one of each). */
 const PURGE_MAX_MUTATIONS = 900;
@@ -113,9 +113,14 @@ export interface PurgeResult {
   resources: number;
   /** Bytes of stored versions removed from the owner's usage. */
   freedBytes: number;
+  /** Every resource seq the purge went through (kv/sharing/purge.ts removes their shares). */
+  purgedSeqs: number[];
 }
 
-/** Permanently deletes a top-level trashed item with its subtree, versions and blobs. */
+/**
+ * Permanently deletes a top-level trashed item with its subtree, versions and blobs. The drive
+ * API calls it through kv/sharing/purge.ts, which also removes the shares of what was purged.
+ */
 export async function purgeTrashed(
   d: Deps,
   input: { ownerSeq: number; rs: number },
@@ -130,8 +135,7 @@ export async function purgeTrashed(
     const op = d.kv.atomic().check(cur, marker).set(purgeMarkerKey(input.rs), true);
     return (await commit(op)) === true ? item : CONFLICT;
   });
-  const result: PurgeResult = { resources: 0, freedBytes: 0 };
-  const purged: number[] = [];
+  const result: PurgeResult = { resources: 0, freedBytes: 0, purgedSeqs: [] };
   // A folder that gained a child after the listing (an upload authorized before the trash) is
   // kept by its batch, and so are its ancestors; the next pass lists the tree again.
   for (let pass = 0; pass < PURGE_MAX_PASSES; pass++) {
@@ -143,7 +147,7 @@ export async function purgeTrashed(
       for await (const { resource } of iterateSubtree(d.kv, cur)) order.push(resource.rs);
     }
     order.reverse();
-    purged.push(...order);
+    result.purgedSeqs.push(...order);
     const listed = new Set(order);
     for (let i = 0; i < order.length;) {
       const batch = order.slice(i, i + PURGE_MAX_CHECKS);
@@ -153,20 +157,7 @@ export async function purgeTrashed(
       result.freedBytes += done.freedBytes;
     }
   }
-  // Shares of purged resources go too, so no recipient list or link points at nothing.
-  for (const rs of purged) {
-    const share = await shareOfResource(d.kv, rs);
-    if (share) await removeShare(d, share.shareSeq);
-  }
   return result;
-}
-
-async function getEntries(kv: Deno.Kv, seqs: number[]) {
-  const out: Deno.KvEntryMaybe<Resource>[] = [];
-  for (let i = 0; i < seqs.length; i += 10) {
-    out.push(...await kv.getMany<Resource[]>(seqs.slice(i, i + 10).map(resourceKey)));
-  }
-  return out;
 }
 
 /** Whether the folder has a child in its listing that `deleting` does not hold. */
@@ -190,7 +181,7 @@ function purgedTreeTest(kv: Deno.Kv, ownerSeq: number, topRs: number, listed: Se
     if (r.parentRs === null) return Promise.resolve(false);
     const parentRs = r.parentRs;
     if (!parents.has(parentRs)) {
-      parents.set(parentRs, kv.get<Resource>(resourceKey(parentRs)).then((p) => inTree(p.value)));
+      parents.set(parentRs, getResource(kv, parentRs).then(inTree));
     }
     return parents.get(parentRs)!;
   };
@@ -213,7 +204,7 @@ async function purgeBatch(
   let blobIds: string[] = [];
   const outcome = await commitWithRetry(async () => {
     const [entries, usage] = await Promise.all([
-      getEntries(d.kv, seqs),
+      getResourceEntries(d.kv, seqs),
       readUsageEntry(d.kv, ownerSeq),
     ]);
     const inTree = purgedTreeTest(d.kv, ownerSeq, topRs, listed);
@@ -232,8 +223,8 @@ async function purgeBatch(
       if (count > 0 && mutations + cost > PURGE_MAX_MUTATIONS) break;
       if (r && cost > PURGE_MAX_MUTATIONS) {
         for (const v of versions.slice(0, PURGE_MAX_CHECKS)) {
-          const key = versionKey(r.rs, v.version);
-          op.check({ key, versionstamp: (await d.kv.get(key)).versionstamp }).delete(key);
+          const entry = await getVersionEntry(d.kv, r.rs, v.version);
+          deleteVersion(op, r.rs, v.version, entry.versionstamp);
           freed += v.size;
           blobIds.push(v.blobId);
         }
@@ -244,13 +235,13 @@ async function purgeBatch(
       if (!r) continue;
       op.check(entry);
       for (const v of versions) {
-        op.delete(versionKey(r.rs, v.version));
+        deleteVersion(op, r.rs, v.version);
         freed += v.size;
         blobIds.push(v.blobId);
       }
       writeResource(op, r, null);
       deleting.add(r.rs);
-      op.delete(lockKey(r.rs));
+      dropLock(op, r.ownerSeq, r.rs);
       if (r.rs === topRs) op.delete(purgeMarkerKey(r.rs));
       deleted++;
     }

@@ -1,12 +1,11 @@
 /**
- * Per-user storage usage: ["usage", userSeq] -> bytes of every stored content version,
+ * Per-user storage usage (usage, kv/keys.ts): bytes of every stored content version,
  * trash included (trash counts until purged). Charged in the same commit that stores the
  * bytes' resource record, with a versionstamp check, so concurrent uploads cannot overshoot.
  */
 import type { ErrorCode } from "../errors.ts";
 import { fail } from "../errors.ts";
-
-export const usageKey = (userSeq: number): Deno.KvKey => ["usage", userSeq];
+import { usageKey } from "../keys.ts";
 
 export async function getUsage(kv: Deno.Kv, userSeq: number): Promise<number> {
   return (await kv.get<number>(usageKey(userSeq))).value ?? 0;

@@ -16,17 +16,8 @@ import { fail } from "../../kv/errors.ts";
 import { loadPath } from "../../kv/tree/resources.ts";
 import { randomToken, sha256Hex } from "../../lib/secrets.ts";
 import { requireUser } from "../../kv/identity/users.ts";
-
-export const OPTIONAL_OPERATIONS = [
-  "list",
-  "put",
-  "lock",
-  "unlock",
-  "mkdir",
-  "rename",
-  "delete",
-] as const;
-export type OptionalOperation = typeof OPTIONAL_OPERATIONS[number];
+import { OPTIONAL_OPERATIONS, type OptionalOperation } from "./operations.ts";
+import { adapterKey, adapterSecretsKeyKey } from "../../kv/keys.ts";
 
 export const ADAPTER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const MIN_SECRET_BYTES = 32;
@@ -54,9 +45,6 @@ interface SealedSecret {
 interface StoredAdapter extends Adapter {
   secret: SealedSecret;
 }
-
-const adapterKey = (name: string): Deno.KvKey => ["adapter", name];
-const kvSecretsKeyKey: Deno.KvKey = ["adapter_secrets_key"];
 
 // The secrets key is derived from configuration (env, key file or one KV record), the same in
 // every process, so remembering it per KV handle changes no behaviour.
@@ -101,11 +89,11 @@ async function keyFromKv(kv: Deno.Kv): Promise<Uint8Array> {
       "warning: adapter secrets are encrypted with a key stored in KV itself; set DRIVE_SECRETS_KEY",
     );
   }
-  const cur = await kv.get<string>(kvSecretsKeyKey);
+  const cur = await kv.get<string>(adapterSecretsKeyKey());
   if (cur.value) return decodeKey(cur.value, "the KV secrets key");
   const fresh = randomBytes(32).toString("base64");
-  await kv.atomic().check(cur).set(kvSecretsKeyKey, fresh).commit();
-  return decodeKey((await kv.get<string>(kvSecretsKeyKey)).value!, "the KV secrets key");
+  await kv.atomic().check(cur).set(adapterSecretsKeyKey(), fresh).commit();
+  return decodeKey((await kv.get<string>(adapterSecretsKeyKey())).value!, "the KV secrets key");
 }
 
 async function resolveSecretsKey(d: Deps): Promise<Uint8Array> {
@@ -264,7 +252,7 @@ export async function createAdapter(
 
 export async function listAdapters(kv: Deno.Kv): Promise<Adapter[]> {
   const out: Adapter[] = [];
-  for await (const e of kv.list<StoredAdapter>({ prefix: ["adapter"] })) {
+  for await (const e of kv.list<StoredAdapter>({ prefix: adapterKey() })) {
     out.push(publicView(e.value));
   }
   return out;

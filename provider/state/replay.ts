@@ -5,13 +5,12 @@
  * KV deletes expired keys lazily, so a record found after its own `exp` counts as free.
  */
 import { commit, commitWithRetry, CONFLICT } from "../../kv/db.ts";
+import { jtiKey } from "../../kv/keys.ts";
 
 interface JtiRecord {
   /** Unix seconds, the JWT's exp. */
   exp: number;
 }
-
-const jtiKey = (adapter: string, jti: string): Deno.KvKey => ["provider_jti", adapter, jti];
 
 /**
  * Records `jti` atomically. Returns false when it is already recorded and not yet expired (a

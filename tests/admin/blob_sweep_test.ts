@@ -7,14 +7,10 @@
 import assert from "node:assert/strict";
 import { BlobNotFoundError, type BlobStore } from "../../blobs/store.ts";
 import { getResource, listVersions } from "../../kv/tree/resources.ts";
-import {
-  AdminClient,
-  fileOver,
-  forEachBlobStore,
-  newApiUser,
-  testBytes,
-  type TestServer,
-} from "../helpers/app.ts";
+import { forEachBlobStore, type TestServer } from "../helpers/server.ts";
+import { AdminClient } from "../helpers/admin.ts";
+import { fileOver, newApiUser } from "../helpers/api.ts";
+import { testBytes } from "../helpers/bytes.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { acquireLock } from "../../kv/tree/locks.ts";
-import { ADMIN_TOKEN, type ApiUser, newApiUser, uploadAs, withServer } from "../helpers/app.ts";
+import { withServer } from "../helpers/server.ts";
+import { ADMIN_TOKEN } from "../helpers/admin.ts";
+import { type ApiUser, newApiUser, uploadAs } from "../helpers/api.ts";
 
 function editorCall(user: ApiUser, op: "lock" | "unlock" | "put", rs: number, body?: string) {
   const qs = new URLSearchParams({

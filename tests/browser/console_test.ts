@@ -8,15 +8,9 @@ import type { Page } from "playwright-core";
 import { browserTest, openSection, overflowsHorizontally, signIn } from "./helpers.ts";
 import { acquireLock } from "../../kv/tree/locks.ts";
 import { getResource } from "../../kv/tree/resources.ts";
-import {
-  ADMIN_TOKEN,
-  createShareOver,
-  folderOver,
-  newApiUser,
-  shareFlags,
-  type TestServer,
-  uploadAs,
-} from "../helpers/app.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { ADMIN_TOKEN } from "../helpers/admin.ts";
+import { createShareOver, folderOver, newApiUser, shareFlags, uploadAs } from "../helpers/api.ts";
 
 const DOCS_SCREENSHOT = new URL("../../docs/console.png", import.meta.url);
 

@@ -4,7 +4,8 @@
  * recorded, so a test also proves the console needs no network beyond this server.
  */
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { ADMIN_TOKEN, startTestServer, type TestServer } from "../helpers/app.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { ADMIN_TOKEN } from "../helpers/admin.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const ARTIFACTS = new URL("./artifacts/", import.meta.url);

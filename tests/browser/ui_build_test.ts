@@ -4,9 +4,11 @@
  * check how api/static.ts serves the shells and assets.
  */
 import assert from "node:assert/strict";
-import { build, BUILD_DIR, type BuildManifest, BUNDLES, COPIED } from "../../ui/build.ts";
-import { sha256Hex, uiSourceHash } from "../../ui/source_hash.ts";
-import { rawHttp, withServer } from "../helpers/app.ts";
+import { build, BUILD_DIR, type BuildManifest, BUNDLES, STYLESHEETS } from "../../ui/build.ts";
+import { sha256Hex } from "../../lib/secrets.ts";
+import { uiSourceHash } from "../../ui/source_hash.ts";
+import { withServer } from "../helpers/server.ts";
+import { rawHttp } from "../helpers/http.ts";
 
 const STALE = "static/build/ is stale: run `deno task build` and commit static/build/";
 
@@ -17,7 +19,7 @@ async function committedManifest(): Promise<BuildManifest> {
 Deno.test("static/build was built from the current ui/ sources", async () => {
   const manifest = await committedManifest();
   assert.equal(manifest.sourceHash, await uiSourceHash(), STALE);
-  const expected = [...BUNDLES, ...COPIED].map((x) => x.output).sort();
+  const expected = [...BUNDLES, ...STYLESHEETS].map((x) => x.output).sort();
   assert.deepEqual(Object.keys(manifest.files).sort(), expected, STALE);
   for (const [name, digest] of Object.entries(manifest.files)) {
     const bytes = await Deno.readFile(new URL(name, BUILD_DIR));

@@ -5,16 +5,15 @@
  * needs, so the table below is the whole rule set.
  */
 import assert from "node:assert/strict";
+import { type TestServer, withServer } from "../helpers/server.ts";
 import {
   type ApiUser,
   createShareOver,
   folderOver,
-  type JsonResponse,
   newApiUser,
   shareFlags,
-  type TestServer,
-  withServer,
-} from "../helpers/app.ts";
+} from "../helpers/api.ts";
+import type { JsonResponse } from "../helpers/http.ts";
 
 type Perm = "view" | "edit" | "download" | "upload" | "share";
 

@@ -4,7 +4,8 @@
  * refused.
  */
 import assert from "node:assert/strict";
-import { newApiUser, withServer } from "../helpers/app.ts";
+import { withServer } from "../helpers/server.ts";
+import { newApiUser } from "../helpers/api.ts";
 
 const BAD_SEQS = ["abc", "-1", "0", "1.5", "99999999999999999999", "%00", "1e3"];
 const BAD_BODIES: { type: string; body: string }[] = [

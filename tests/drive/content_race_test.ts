@@ -4,7 +4,9 @@
  * instead of failing with a 500.
  */
 import assert from "node:assert/strict";
-import { forEachBlobStore, newApiUser, testBytes } from "../helpers/app.ts";
+import { forEachBlobStore } from "../helpers/server.ts";
+import { newApiUser } from "../helpers/api.ts";
+import { testBytes } from "../helpers/bytes.ts";
 
 forEachBlobStore("downloads and copies racing overwrites get a whole content, never a 5xx", async (
   server,

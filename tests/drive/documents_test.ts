@@ -1,6 +1,12 @@
+/**
+ * POST /documents: each template type in Korean and English is the shipped file under
+ * static/templates/, byte for byte, a valid OOXML package, and opens in LibreOffice (required
+ * when CI is set); names collide like uploads; folders, shares, scopes and quota are checked.
+ */
 import assert from "node:assert/strict";
 import { getUsage } from "../../kv/tree/usage.ts";
-import { pickTemplateLanguage } from "../../kv/tree/templates.ts";
+import { pickTemplateLanguage, TEMPLATE_TYPES, templateUrl } from "../../kv/tree/templates.ts";
+import { withServer } from "../helpers/server.ts";
 import {
   ApiUser,
   createShareOver,
@@ -9,8 +15,7 @@ import {
   readOnlyKeyOf,
   shareFlags,
   uploadAs,
-  withServer,
-} from "../helpers/app.ts";
+} from "../helpers/api.ts";
 import { parseXml, type XmlNode } from "../helpers/xml.ts";
 import { readZip, type ZipArchive } from "../helpers/zip_reader.ts";
 
@@ -27,6 +32,13 @@ const NAMES = {
     ppt: "New Presentation.pptx",
     note: "New Note.txt",
   },
+} as const;
+
+const CONTENT_TYPES = {
+  word: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  excel: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  ppt: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  note: "text/plain; charset=utf-8",
 } as const;
 
 const MAIN_TYPES = {
@@ -145,9 +157,10 @@ Deno.test("every template type in both languages is a valid package with the loc
         assert.equal(meta.body.data.parentSeq, null);
         const bytes = await download(alice, rs);
         assert.equal(meta.body.data.size, bytes.byteLength);
+        assert.equal(meta.body.data.contentType, CONTENT_TYPES[tt]);
+        assert.deepEqual(bytes, await Deno.readFile(templateUrl(tt, lang)), "the shipped file");
         if (tt === "note") {
           assert.equal(bytes.byteLength, 0);
-          assert.equal(meta.body.data.contentType, "text/plain; charset=utf-8");
           continue;
         }
         const zip = readZip(bytes);
@@ -232,6 +245,24 @@ function checkPptx(zip: ZipArchive, rels: Map<string, Map<string, string>>, lang
   const phs = descendants(slideXml).filter((c) => c.name === "p:ph").map((c) => c.attrs.type);
   assert.deepEqual(phs, ["ctrTitle", "subTitle"]);
 }
+
+Deno.test("static/templates/ holds exactly the catalog's files, one per type and language", async () => {
+  const root = new URL("../../static/templates/", import.meta.url);
+  const shipped = new Set<string>();
+  for await (const locale of Deno.readDir(root)) {
+    assert.ok(locale.isDirectory, `${locale.name} is a locale folder`);
+    for await (const file of Deno.readDir(new URL(`${locale.name}/`, root))) {
+      shipped.add(new URL(`${locale.name}/${file.name}`, root).href);
+    }
+  }
+  const catalog = new Set(
+    (["ko", "en"] as const).flatMap((lang) =>
+      TEMPLATE_TYPES.map((tt) => templateUrl(tt, lang).href)
+    ),
+  );
+  assert.equal(catalog.size, 8, "no two types or languages share a file");
+  assert.deepEqual(shipped, catalog);
+});
 
 Deno.test("Accept-Language: q-values pick Korean or English; anything else is English", () => {
   const cases: [string | undefined, "ko" | "en"][] = [
@@ -343,6 +374,9 @@ const soffice = (() => {
   return null;
 })();
 
+/** CI runs every check: there a missing soffice is a failure, never a skip. */
+const inCI = !["", "0", "false"].includes(Deno.env.get("CI") ?? "");
+
 /** LibreOffice's import filter and native format per template type. */
 const LIBREOFFICE = {
   word: { filter: "MS Word 2007 XML", to: "odt" },
@@ -351,58 +385,59 @@ const LIBREOFFICE = {
 } as const;
 
 Deno.test({
-  name: "LibreOffice opens every package with its OOXML filter (skipped when soffice is absent)",
-  ignore: soffice === null,
+  name: "LibreOffice opens every shipped template and a document created from each" +
+    (soffice === null && !inCI ? " (skipped: soffice is not installed)" : ""),
+  ignore: soffice === null && !inCI,
   fn: async () => {
+    if (soffice === null) {
+      throw new Error(
+        "CI is set but soffice is not on PATH: .ci/run installs LibreOffice for this test",
+      );
+    }
     await withServer(async (server) => {
       const alice = await newApiUser(server, "alice");
       const dir = await Deno.makeTempDir({ prefix: "drive-lo-" });
       try {
-        for (const lang of ["ko", "en"] as const) {
-          for (const tt of ["word", "excel", "ppt"] as const) {
+        for (const tt of ["word", "excel", "ppt"] as const) {
+          // The shipped file and one created through the API, in each language: one soffice
+          // run per type, since the import filter is per run.
+          const inputs: { file: string; lang: "ko" | "en" }[] = [];
+          const ext = NAMES.en[tt].split(".").pop();
+          for (const lang of ["ko", "en"] as const) {
+            const shipped = `${dir}/shipped-${lang}-${tt}.${ext}`;
+            await Deno.copyFile(templateUrl(tt, lang), shipped);
             const res = await createDoc(alice, { tt }, lang);
-            const file = `${dir}/${lang}-${tt}.${NAMES.en[tt].split(".").pop()}`;
-            await Deno.writeFile(file, await download(alice, res.body.data.resourceSeq));
-            const lo = LIBREOFFICE[tt];
-            const out = await new Deno.Command(soffice!, {
-              args: [
-                `-env:UserInstallation=file://${dir}/profile`,
-                "--headless",
-                `--infilter=${lo.filter}`,
-                "--convert-to",
-                lo.to,
-                "--outdir",
-                dir,
-                file,
-              ],
-              stdout: "piped",
-              stderr: "piped",
-            }).output();
+            assert.equal(res.status, 201, JSON.stringify(res.body));
+            const created = `${dir}/created-${lang}-${tt}.${ext}`;
+            await Deno.writeFile(created, await download(alice, res.body.data.resourceSeq));
+            inputs.push({ file: shipped, lang }, { file: created, lang });
+          }
+          const lo = LIBREOFFICE[tt];
+          const out = await new Deno.Command(soffice, {
+            args: [
+              `-env:UserInstallation=file://${dir}/profile`,
+              "--headless",
+              `--infilter=${lo.filter}`,
+              "--convert-to",
+              lo.to,
+              "--outdir",
+              dir,
+              ...inputs.map((i) => i.file),
+            ],
+            stdout: "piped",
+            stderr: "piped",
+          }).output();
+          for (const { file, lang } of inputs) {
             const converted = file.replace(/\.\w+$/, `.${lo.to}`);
             const odf = readZip(
               await Deno.readFile(converted).catch(() => {
                 throw new Error(
-                  `soffice could not load ${file}: ${new TextDecoder().decode(out.stdout)}`,
+                  `soffice could not load ${file}: ${new TextDecoder().decode(out.stdout)} ` +
+                    new TextDecoder().decode(out.stderr),
                 );
               }),
             );
-            const styles = odf.text("styles.xml");
-            const content = odf.text("content.xml");
-            if (tt === "word") {
-              assert.match(
-                styles,
-                lang === "ko" ? /fo:page-width="8\.26\d*in"/ : /fo:page-width="8\.5in"/,
-              );
-            }
-            if (tt === "excel") assert.match(content, /table:name="Sheet1"/);
-            if (tt === "ppt") {
-              assert.match(content, /<draw:page [^>]*draw:master-page-name=/);
-              assert.ok(
-                styles.includes(
-                  lang === "ko" ? "마스터 제목 스타일 편집" : "Click to edit Master title style",
-                ),
-              );
-            }
+            checkOpenDocument(tt, lang, odf);
           }
         }
       } finally {
@@ -411,3 +446,21 @@ Deno.test({
     });
   },
 });
+
+/** What LibreOffice made of a template: the page size, the sheet, the localized master text. */
+function checkOpenDocument(tt: "word" | "excel" | "ppt", lang: "ko" | "en", odf: ZipArchive) {
+  const styles = odf.text("styles.xml");
+  const content = odf.text("content.xml");
+  if (tt === "word") {
+    assert.match(styles, lang === "ko" ? /fo:page-width="8\.26\d*in"/ : /fo:page-width="8\.5in"/);
+  }
+  if (tt === "excel") assert.match(content, /table:name="Sheet1"/);
+  if (tt === "ppt") {
+    assert.match(content, /<draw:page [^>]*draw:master-page-name=/);
+    assert.ok(
+      styles.includes(
+        lang === "ko" ? "마스터 제목 스타일 편집" : "Click to edit Master title style",
+      ),
+    );
+  }
+}

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { DOWNLOAD_TOKEN_TTL_MS } from "../../kv/tree/download_tokens.ts";
-import { forEachBlobStore, newApiUser, testBytes, withServer } from "../helpers/app.ts";
+import { forEachBlobStore, withServer } from "../helpers/server.ts";
+import { newApiUser } from "../helpers/api.ts";
+import { testBytes } from "../helpers/bytes.ts";
 
 const BASE = "/api/external/v1";
 

@@ -1,16 +1,9 @@
 import assert from "node:assert/strict";
 import { getUsage } from "../../kv/tree/usage.ts";
-import {
-  ApiUser,
-  createShareOver,
-  folderOver,
-  forEachBlobStore,
-  multipartBody,
-  newApiUser,
-  shareFlags,
-  testBytes,
-  withServer,
-} from "../helpers/app.ts";
+import { forEachBlobStore, withServer } from "../helpers/server.ts";
+import { ApiUser, folderOver, newApiUser, shareWith } from "../helpers/api.ts";
+import { multipartBody } from "../helpers/http.ts";
+import { testBytes } from "../helpers/bytes.ts";
 
 async function downloadBytes(user: ApiUser, rs: number): Promise<Uint8Array> {
   const res = await user.fetch(`/files/${rs}/download`);
@@ -425,16 +418,8 @@ Deno.test("recipients: upload, version, download and copy by share permission", 
     const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
     const rw = await folderOver(alice, "ReadWrite");
     const ro = await folderOver(alice, "ReadOnly");
-    await createShareOver(alice, {
-      rs: rw,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags("ce", "cd", "cu") }],
-    });
-    await createShareOver(alice, {
-      rs: ro,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags() }],
-    });
+    await shareWith(alice, rw, bob, "ce", "cd", "cu");
+    await shareWith(alice, ro, bob);
     const up = await bob.upload("from-bob.txt", "hello", { pfs: rw, ss: alice.userSeq });
     assert.equal(up.status, 201);
     const rs = up.body.data.resourceSeq;
@@ -480,11 +465,7 @@ forEachBlobStore(
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId, quotaBytes: 20 });
     const shared = await folderOver(alice, "Shared");
-    await createShareOver(alice, {
-      rs: shared,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags("ce", "cd", "cu") }],
-    });
+    await shareWith(alice, shared, bob, "ce", "cd", "cu");
     const rs = (await alice.upload("a.txt", "12345", { pfs: shared })).body.data.resourceSeq;
     await alice.upload("a.txt", "1234567", { st: "version", rs });
     const big =
@@ -515,11 +496,7 @@ forEachBlobStore(
 
     // A file with its own share stays in its owner's drive.
     const sharedFile = (await alice.upload("s.txt", "s", { pfs: shared })).body.data.resourceSeq;
-    await createShareOver(alice, {
-      rs: sharedFile,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags("ce", "cd", "cu") }],
-    });
+    await shareWith(alice, sharedFile, bob, "ce", "cd", "cu");
     const refused = await bob.call("POST", `/files/${sharedFile}/move`, { ss: alice.userSeq });
     assert.equal(refused.status, 400);
     assert.equal(refused.body.errorCode, "RESOURCE_017");

@@ -14,15 +14,10 @@ import {
   releaseLock,
 } from "../../kv/tree/locks.ts";
 import { findChildByName, getResource, getResourceEntry } from "../../kv/tree/resources.ts";
-import {
-  type ApiUser,
-  fileOver,
-  folderOver,
-  type JsonResponse,
-  newApiUser,
-  newProviderAdapter,
-  withServer,
-} from "../helpers/app.ts";
+import { withServer } from "../helpers/server.ts";
+import { type ApiUser, fileOver, folderOver, newApiUser } from "../helpers/api.ts";
+import { newProviderAdapter } from "../helpers/provider.ts";
+import type { JsonResponse } from "../helpers/http.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));

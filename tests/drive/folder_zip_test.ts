@@ -1,18 +1,17 @@
 import assert from "node:assert/strict";
 import { DOWNLOAD_TOKEN_TTL_MS } from "../../kv/tree/download_tokens.ts";
+import { forEachBlobStore, withServer } from "../helpers/server.ts";
 import {
   ApiUser,
   createShareOver,
   fileOver,
   folderOver,
-  forEachBlobStore,
   newApiUser,
   readOnlyKeyOf,
   shareFlags,
-  testBytes,
   uploadAs,
-  withServer,
-} from "../helpers/app.ts";
+} from "../helpers/api.ts";
+import { testBytes } from "../helpers/bytes.ts";
 import { readZip } from "../helpers/zip_reader.ts";
 
 async function folderLink(user: ApiUser, rs: number, ss?: number): Promise<string> {

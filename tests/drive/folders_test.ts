@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { getResource, type Resource } from "../../kv/tree/resources.ts";
+import { type TestServer, withServer } from "../helpers/server.ts";
 import {
   ApiUser,
   createShareOver,
@@ -7,10 +8,8 @@ import {
   newApiUser,
   readOnlyKeyOf,
   shareFlags,
-  type TestServer,
   uploadAs,
-  withServer,
-} from "../helpers/app.ts";
+} from "../helpers/api.ts";
 
 Deno.test("create folder at root and inside a folder; duplicate names and bad names are refused", async () => {
   await withServer(async (server) => {

@@ -1,13 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  ApiUser,
-  createShareOver,
-  folderOver,
-  newApiUser,
-  shareFlags,
-  uploadAs,
-  withServer,
-} from "../helpers/app.ts";
+import { withServer } from "../helpers/server.ts";
+import { ApiUser, folderOver, newApiUser, shareWith, uploadAs } from "../helpers/api.ts";
 
 interface Item {
   resourceSeq: number;
@@ -219,11 +212,7 @@ Deno.test("metadata: permissions, breadcrumbs, and a read-only key may list and 
     assert.deepEqual((await alice.call("GET", `/resources/${top}`)).body.data.path, []);
 
     assert.equal((await bob.call("GET", `/resources/${plan}`)).body.errorCode, "PERMISSION_002");
-    await createShareOver(alice, {
-      rs: team,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags("cd") }],
-    });
+    await shareWith(alice, team, bob, "cd");
     const shared = await bob.call("GET", `/resources/${plan}?ss=${alice.userSeq}`);
     assert.equal(shared.status, 200, JSON.stringify(shared.body));
     assert.equal(shared.body.data.isOwner, false);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { boot } from "../../boot.ts";
 import { readConfig } from "../../config.ts";
-import { withServer } from "../helpers/app.ts";
+import { withServer } from "../helpers/server.ts";
 
 const BASE = "/api/external/v1";
 

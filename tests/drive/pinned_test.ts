@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  createShareOver,
-  folderOver,
-  newApiUser,
-  shareFlags,
-  uploadAs,
-  withServer,
-} from "../helpers/app.ts";
+import { withServer } from "../helpers/server.ts";
+import { folderOver, newApiUser, shareWith, uploadAs } from "../helpers/api.ts";
 
 Deno.test("pin own and shared folders; errors exactly as specified; read-only keys may pin", async () => {
   await withServer(async (server) => {
@@ -15,11 +9,7 @@ Deno.test("pin own and shared folders; errors exactly as specified; read-only ke
     const eve = await newApiUser(server, "eve");
     const shared = await folderOver(alice, "Shared");
     const secret = await folderOver(alice, "Secret");
-    await createShareOver(alice, {
-      rs: shared,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags() }],
-    });
+    await shareWith(alice, shared, bob);
     const file = await uploadAs(server, alice, "f.txt", "hi");
 
     const p1 = await bob.call("POST", "/pinned-folders", { rs: shared, ss: alice.userSeq });
@@ -45,11 +35,7 @@ Deno.test("pin own and shared folders; errors exactly as specified; read-only ke
     assert.equal(filePin.status, 400);
     assert.equal(filePin.body.errorCode, "RESOURCE_005");
     const sharedFile = await uploadAs(server, alice, "s.txt", "x");
-    await createShareOver(alice, {
-      rs: sharedFile,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags() }],
-    });
+    await shareWith(alice, sharedFile, bob);
     const bobFile = await bob.call("POST", "/pinned-folders", {
       rs: sharedFile,
       ss: alice.userSeq,
@@ -120,11 +106,7 @@ Deno.test("a pin disappears when its folder or an ancestor is trashed, or access
     const child = await folderOver(alice, "Child", parent);
     const direct = await folderOver(alice, "Direct");
     const shared = await folderOver(alice, "Shared");
-    const share = await createShareOver(alice, {
-      rs: shared,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags() }],
-    });
+    const share = await shareWith(alice, shared, bob);
     for (const rs of [child, direct]) {
       assert.equal((await alice.call("POST", "/pinned-folders", { rs })).status, 201);
     }

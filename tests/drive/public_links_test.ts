@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
-import { shareKey } from "../../kv/sharing/shares.ts";
+import { shareKey } from "../../kv/keys.ts";
+import { type TestServer, withServer } from "../helpers/server.ts";
 import {
   type ApiUser,
   createShareOver,
   folderOver,
   newApiUser,
   shareFlags,
-  type TestServer,
-  withServer,
-} from "../helpers/app.ts";
+} from "../helpers/api.ts";
 
 async function pub(server: TestServer, path: string, init: RequestInit = {}) {
   const res = await fetch(`${server.url}/public/v1${path}`, init);

@@ -1,16 +1,9 @@
 import assert from "node:assert/strict";
 import { getUsage } from "../../kv/tree/usage.ts";
-import {
-  type ApiUser,
-  forEachBlobStore,
-  fsBlobFiles,
-  multipartBody,
-  newApiUser,
-  rawHttp,
-  testBytes,
-  type TestServer,
-  withServer,
-} from "../helpers/app.ts";
+import { forEachBlobStore, fsBlobFiles, type TestServer, withServer } from "../helpers/server.ts";
+import { type ApiUser, newApiUser } from "../helpers/api.ts";
+import { multipartBody, rawHttp } from "../helpers/http.ts";
+import { testBytes } from "../helpers/bytes.ts";
 
 /** Blobs the store holds: files of the fs store (temp parts must be gone), records of the kv store. */
 async function storedBlobCount(

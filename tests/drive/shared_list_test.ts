@@ -1,30 +1,18 @@
 import assert from "node:assert/strict";
+import { withServer } from "../helpers/server.ts";
 import {
   type ApiUser,
   createShareOver,
   folderOver,
   newApiUser,
   shareFlags,
-  withServer,
-} from "../helpers/app.ts";
+  shareWith,
+} from "../helpers/api.ts";
 
 interface Entry {
   resourceSeq: number;
   resourceName: string;
   [k: string]: unknown;
-}
-
-async function shareWith(
-  owner: ApiUser,
-  rs: number,
-  to: ApiUser,
-  ...perms: ("ce" | "cd" | "cu" | "cs")[]
-) {
-  return await createShareOver(owner, {
-    rs,
-    st: "SPECIFIC_USERS",
-    ts: [{ us: to.userSeq, ...shareFlags(...perms) }],
-  });
 }
 
 async function sharedFile(owner: ApiUser, to: ApiUser, name: string, content: string) {

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { drainNotifications, peekNotifications } from "../../kv/sharing/notifications.ts";
-import { shareKey } from "../../kv/sharing/shares.ts";
+import { shareKey } from "../../kv/keys.ts";
+import { type TestServer, withServer } from "../helpers/server.ts";
 import {
   createShareOver,
   folderOver,
   newApiUser,
   shareFlags,
-  type TestServer,
+  shareWith,
   uploadAs,
-  withServer,
-} from "../helpers/app.ts";
+} from "../helpers/api.ts";
 
 async function setup(server: TestServer) {
   const alice = await newApiUser(server, "alice");
@@ -179,11 +179,7 @@ Deno.test("read share: owner, recipients with ss, nobody else; password never re
   await withServer(async (server) => {
     const { alice, bob, carol, eve } = await setup(server);
     const f = await folderOver(alice, "Read");
-    const s = await createShareOver(alice, {
-      rs: f,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags() }],
-    });
+    const s = await shareWith(alice, f, bob);
     const own = await alice.call("GET", `/shares/${s.shareSeq}`);
     assert.equal(own.status, 200);
     assert.equal(own.body.data.targets.length, 1);
@@ -230,11 +226,7 @@ Deno.test("change share: owner only, access follows at once, type change clears 
   await withServer(async (server) => {
     const { alice, bob, carol } = await setup(server);
     const f = await folderOver(alice, "Team");
-    const s = await createShareOver(alice, {
-      rs: f,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags("cu", "cs") }],
-    });
+    const s = await shareWith(alice, f, bob, "cu", "cs");
     const up1 = await bob.call("POST", "/folders", { fn: "one", pfs: f, ss: alice.userSeq });
     assert.equal(up1.status, 201);
 
@@ -350,11 +342,7 @@ Deno.test("delete share: everyone loses access, the link stops resolving, owner 
   await withServer(async (server) => {
     const { alice, bob, carol } = await setup(server);
     const f = await folderOver(alice, "Gone");
-    const s = await createShareOver(alice, {
-      rs: f,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags("cs") }],
-    });
+    const s = await shareWith(alice, f, bob, "cs");
     assert.equal((await bob.call("DELETE", `/shares/${s.shareSeq}`)).body.errorCode, "SHARE_010");
     const del = await alice.call("DELETE", `/shares/${s.shareSeq}`);
     assert.equal(del.status, 200);
@@ -410,11 +398,7 @@ Deno.test("one share type per hierarchy: checked up and down, also after moving 
     const pub = await folderOver(alice, "Public");
     await createShareOver(alice, { rs: pub, st: "PUBLIC_LINK", ...shareFlags() });
     const team = await folderOver(alice, "Team");
-    const teamShare = await createShareOver(alice, {
-      rs: team,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags("ce") }],
-    });
+    const teamShare = await shareWith(alice, team, bob, "ce");
     assert.equal(teamShare.modifiable, true);
     const moved = await alice.call("POST", `/folders/${team}/move`, { pfs: pub });
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
@@ -481,11 +465,7 @@ Deno.test("recipients list and user search: tenant-aware, bounded", async () => 
       await server.admin.createUser(alice.tenantId, `member${i}`);
     }
     const f = await folderOver(alice, "Search");
-    const s = await createShareOver(alice, {
-      rs: f,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags("cs") }],
-    });
+    const s = await shareWith(alice, f, bob, "cs");
     const users = await alice.call("GET", `/shares/${s.shareSeq}/users`);
     assert.equal(users.status, 200);
     assert.equal(users.body.data.items.length, 1);
@@ -588,11 +568,7 @@ Deno.test("a policy lowered after sharing caps existing shares at once", async (
   await withServer(async (server) => {
     const { alice, bob } = await setup(server);
     const f = await folderOver(alice, "Capped");
-    await createShareOver(alice, {
-      rs: f,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags("cu") }],
-    });
+    await shareWith(alice, f, bob, "cu");
     assert.equal(
       (await bob.call("POST", "/folders", { fn: "a", pfs: f, ss: alice.userSeq })).status,
       201,
@@ -651,11 +627,7 @@ Deno.test("trash hides a shared resource, restore brings the share back, purge r
   await withServer(async (server) => {
     const { alice, bob } = await setup(server);
     const f = await folderOver(alice, "Cycle");
-    const s = await createShareOver(alice, {
-      rs: f,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: bob.userSeq, ...shareFlags() }],
-    });
+    const s = await shareWith(alice, f, bob);
     assert.equal((await alice.call("PATCH", `/folders/${f}/delete`)).status, 200);
     assert.deepEqual((await bob.call("GET", "/shared?ps=5")).body.data.items, []);
     assert.equal((await bob.call("GET", `/shares/${s.shareSeq}?ss=${alice.userSeq}`)).status, 404);

@@ -4,7 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { getResource } from "../../kv/tree/resources.ts";
-import { forEachBlobStore, newApiUser, newProviderAdapter } from "../helpers/app.ts";
+import { forEachBlobStore } from "../helpers/server.ts";
+import { newApiUser } from "../helpers/api.ts";
+import { newProviderAdapter } from "../helpers/provider.ts";
 
 forEachBlobStore(
   "a download whose bytes are gone answers 503 SERVICE_002 / provider 503",

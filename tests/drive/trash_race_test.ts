@@ -1,9 +1,37 @@
+/**
+ * A purge races work authorized before the trash: a move out of the purged tree keeps what
+ * moved, and a file stored into it is purged along with it (not orphaned).
+ */
 import assert from "node:assert/strict";
-import { moveResource, putContent, storeGeneratedFile } from "../../kv/tree/drive.ts";
+import { moveResource, storeGeneratedFile } from "../../kv/tree/drive.ts";
 import { getResource, listResourcesOwnedBy, listVersions } from "../../kv/tree/resources.ts";
 import { purgeTrashed } from "../../kv/tree/trash.ts";
 import { getUsage } from "../../kv/tree/usage.ts";
-import { fileOver, folderOver, newApiUser, withServer } from "../helpers/app.ts";
+import { type TestServer, withServer } from "../helpers/server.ts";
+import { type ApiUser, fileOver, folderOver, newApiUser } from "../helpers/api.ts";
+import { addVersions } from "../helpers/domain.ts";
+
+const SLOW_VERSIONS = 1000;
+
+/**
+ * Adds to folder `top` a file with many versions, which the purge sheds over many commits,
+ * trashes `top` and starts purging it. Resolves once the purge is shedding those versions: it
+ * has listed the whole tree by then, so what happens next races it.
+ */
+async function purgeUnderway(server: TestServer, alice: ApiUser, top: number) {
+  const slow = await fileOver(alice, "zz.txt", "v1", top);
+  await addVersions(server, alice.userSeq, slow, SLOW_VERSIONS);
+  assert.equal((await alice.call("PATCH", `/folders/${top}/delete`)).status, 200);
+  const purge = purgeTrashed(server.deps, { ownerSeq: alice.userSeq, rs: top });
+  for (
+    let i = 0;
+    i < 100_000 && (await listVersions(server.kv, slow)).length === SLOW_VERSIONS;
+    i++
+  ) {
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  return { purge };
+}
 
 Deno.test("a file or folder moved out of a trashed folder while its purge runs is not deleted", async () => {
   await withServer(async (server) => {
@@ -13,26 +41,8 @@ Deno.test("a file or folder moved out of a trashed folder while its purge runs i
     const kept = await fileOver(alice, "a.txt", "keep me", top);
     const keptFolder = await folderOver(alice, "b", top);
     const keptChild = await fileOver(alice, "child.txt", "me too", keptFolder);
-    // Many versions: the purge sheds them over many commits before it reaches a.txt.
-    const slow = await fileOver(alice, "zz.txt", "v1", top);
-    for (let v = 2; v <= 1000; v++) {
-      await putContent(server.deps, {
-        rs: slow,
-        body: ReadableStream.from([new TextEncoder().encode(`v${v}`)]),
-        mode: "version",
-        reason: "version",
-        actorSeq: alice.userSeq,
-        lockOwner: null,
-        quotaCode: "RESOURCE_015",
-      });
-    }
-    assert.equal((await alice.call("PATCH", `/folders/${top}/delete`)).status, 200);
-    const purge = purgeTrashed(server.deps, { ownerSeq: alice.userSeq, rs: top });
-    // Once the purge has started deleting zz.txt's versions it has listed a.txt; a move that
-    // was authorized before the trash (the race) commits now.
-    for (let i = 0; i < 100_000 && (await listVersions(server.kv, slow)).length === 1000; i++) {
-      await new Promise((r) => setTimeout(r, 0));
-    }
+    const { purge } = await purgeUnderway(server, alice, top);
+    // Moves that were authorized before the trash (the race) commit now.
     await moveResource(server.deps, { rs: kept, destParentRs: null, actorSeq: alice.userSeq });
     await moveResource(server.deps, {
       rs: keptFolder,
@@ -62,23 +72,7 @@ Deno.test("a file stored into a trashed folder while its purge runs is purged to
     const alice = await newApiUser(server, "alice");
     const top = await folderOver(alice, "Top");
     const sub = await folderOver(alice, "b", top);
-    const slow = await fileOver(alice, "zz.txt", "v1", top);
-    for (let v = 2; v <= 1000; v++) {
-      await putContent(server.deps, {
-        rs: slow,
-        body: ReadableStream.from([new TextEncoder().encode(`v${v}`)]),
-        mode: "version",
-        reason: "version",
-        actorSeq: alice.userSeq,
-        lockOwner: null,
-        quotaCode: "RESOURCE_015",
-      });
-    }
-    assert.equal((await alice.call("PATCH", `/folders/${top}/delete`)).status, 200);
-    const purge = purgeTrashed(server.deps, { ownerSeq: alice.userSeq, rs: top });
-    for (let i = 0; i < 100_000 && (await listVersions(server.kv, slow)).length === 1000; i++) {
-      await new Promise((r) => setTimeout(r, 0));
-    }
+    const { purge } = await purgeUnderway(server, alice, top);
     // An upload authorized before the trash commits now, into the already listed subfolder.
     const late = await storeGeneratedFile(server.deps, {
       ownerSeq: alice.userSeq,

@@ -1,21 +1,19 @@
 import assert from "node:assert/strict";
 import { BlobNotFoundError } from "../../blobs/store.ts";
-import { putContent } from "../../kv/tree/drive.ts";
 import { getResource, listVersions } from "../../kv/tree/resources.ts";
 import { getUsage } from "../../kv/tree/usage.ts";
+import { forEachBlobStore, type TestServer, withServer } from "../helpers/server.ts";
 import {
   ApiUser,
   createShareOver,
   fileOver,
   folderOver,
-  forEachBlobStore,
   newApiUser,
   readOnlyKeyOf,
   shareFlags,
-  testBytes,
-  type TestServer,
-  withServer,
-} from "../helpers/app.ts";
+} from "../helpers/api.ts";
+import { testBytes } from "../helpers/bytes.ts";
+import { addVersions } from "../helpers/domain.ts";
 
 async function trashSeqs(user: ApiUser): Promise<number[]> {
   const res = await user.call("GET", "/trash?ps=1000");
@@ -200,17 +198,7 @@ Deno.test("purge of a large trashed tree and of a file with many versions spans 
     // 950 versions: more than one commit can delete along with the file.
     const many = await fileOver(alice, "many.txt", "v1", top);
     seqs.push(many);
-    for (let v = 2; v <= 950; v++) {
-      await putContent(server.deps, {
-        rs: many,
-        body: ReadableStream.from([new TextEncoder().encode(`v${v}`)]),
-        mode: "version",
-        reason: "version",
-        actorSeq: alice.userSeq,
-        lockOwner: null,
-        quotaCode: "RESOURCE_015",
-      });
-    }
+    await addVersions(server, alice.userSeq, many, 950);
     assert.equal((await listVersions(server.kv, many)).length, 950);
     assert.ok((await getUsage(server.kv, alice.userSeq)) > 0);
     await alice.call("PATCH", `/folders/${top}/delete`);

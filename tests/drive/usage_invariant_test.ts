@@ -12,17 +12,9 @@ import {
   nameKeyOf,
   type Resource,
 } from "../../kv/tree/resources.ts";
-import {
-  type ApiUser,
-  createShareOver,
-  folderOver,
-  forEachBlobStore,
-  fsBlobFiles,
-  newApiUser,
-  shareFlags,
-  testBytes,
-  type TestServer,
-} from "../helpers/app.ts";
+import { forEachBlobStore, fsBlobFiles, type TestServer } from "../helpers/server.ts";
+import { type ApiUser, folderOver, newApiUser, shareWith } from "../helpers/api.ts";
+import { testBytes } from "../helpers/bytes.ts";
 
 /** Another seed: INVARIANT_SEED=123 deno test -A tests/usage_invariant_test.ts */
 const SEED = Number(Deno.env.get("INVARIANT_SEED") ?? 0x5eed_2026);
@@ -101,11 +93,7 @@ forEachBlobStore("random drive operations keep usage, names, parents and blobs c
   const inbox = new Map<number, number>();
   for (const [owner, guest] of [[alice, bob], [bob, alice]]) {
     const rs = await folderOver(owner, "Inbox");
-    await createShareOver(owner, {
-      rs,
-      st: "SPECIFIC_USERS",
-      ts: [{ us: guest.userSeq, ...shareFlags("cu") }],
-    });
+    await shareWith(owner, rs, guest, "cu");
     inbox.set(owner.userSeq, rs);
   }
   const rand = prng(SEED);

@@ -3,15 +3,8 @@ import { createHash } from "node:crypto";
 import { putContent } from "../../kv/tree/drive.ts";
 import { acquireLock, getLock } from "../../kv/tree/locks.ts";
 import { getResource } from "../../kv/tree/resources.ts";
-import {
-  ApiUser,
-  folderOver,
-  forEachBlobStore,
-  newApiUser,
-  type TestServer,
-  uploadAs,
-  withServer,
-} from "../helpers/app.ts";
+import { forEachBlobStore, type TestServer, withServer } from "../helpers/server.ts";
+import { ApiUser, folderOver, newApiUser, shareWith, uploadAs } from "../helpers/api.ts";
 import { child, parseXml, textAt, type XmlNode } from "../helpers/xml.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -615,16 +608,6 @@ Deno.test("the five editor-session endpoints are in openapi.json", async () => {
 
 // ---------------------------------------------------------------- documents shared with Bob
 
-/** Alice shares `rs` with `bob` (SPECIFIC_USERS) over POST /shares; `edit` sets ce. */
-async function shareWith(owner: ApiUser, rs: number, recipient: ApiUser, edit: boolean) {
-  const res = await owner.call("POST", "/shares", {
-    rs,
-    st: "SPECIFIC_USERS",
-    ts: [{ us: recipient.userSeq, cv: true, ce: edit, cd: true, cu: false, cs: false }],
-  });
-  assert.ok(res.status === 200 || res.status === 201, JSON.stringify(res.body));
-}
-
 Deno.test("Bob edits a document Alice shared with him; his lock blocks Alice's editor", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
@@ -638,7 +621,7 @@ Deno.test("Bob edits a document Alice shared with him; his lock blocks Alice's e
       403,
       "SHARE_001",
     );
-    await shareWith(alice, rs, bob, true);
+    await shareWith(alice, rs, bob, "ce", "cd");
 
     const info = await bobEd.info();
     assert.equal(textAt(info, "owner", "userId"), "alice");
@@ -673,7 +656,7 @@ Deno.test("Bob with a view-only share reads but cannot lock or save", async () =
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
     const rs = await uploadAs(server, alice, "shared.docx", "v1");
-    await shareWith(alice, rs, bob, false);
+    await shareWith(alice, rs, bob, "cd");
     const bobEd = new Editor(bob, `${alice.userSeq}-${rs}`);
     const info = await bobEd.info();
     assert.equal(textAt(info, "permissions", "view"), "true");
@@ -692,7 +675,7 @@ Deno.test("another editor takes over a crashed editor's expired lease", async ()
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
     const rs = await uploadAs(server, alice, "shared.docx", "v1");
-    await shareWith(alice, rs, bob, true);
+    await shareWith(alice, rs, bob, "ce", "cd");
     const docId = `${alice.userSeq}-${rs}`;
     const bobEd = new Editor(bob, docId);
     const aliceEd = new Editor(alice, docId);

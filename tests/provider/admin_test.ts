@@ -4,7 +4,8 @@
  * rest, and the connection test against this server and against a misbehaving provider.
  */
 import assert from "node:assert/strict";
-import { newProviderAdapter, providerRawRequest, withServer } from "../helpers/app.ts";
+import { withServer } from "../helpers/server.ts";
+import { newProviderAdapter, providerRawRequest } from "../helpers/provider.ts";
 
 Deno.test("POST /admin/api/adapters: generated secret of 32 random bytes shown once, list and get without secrets", async () => {
   await withServer(async (server) => {

@@ -16,13 +16,8 @@ import {
 } from "../../kv/tree/resources.ts";
 import type { Entry } from "../../provider/entries.ts";
 import type { HostResult } from "../../provider/host_client.ts";
-import {
-  forEachBlobStore,
-  newProviderAdapter,
-  providerRawRequest,
-  type TestServer,
-  withServer,
-} from "../helpers/app.ts";
+import { forEachBlobStore, type TestServer, withServer } from "../helpers/server.ts";
+import { newProviderAdapter, providerRawRequest } from "../helpers/provider.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array | null) => new TextDecoder().decode(b!);

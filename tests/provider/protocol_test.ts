@@ -8,15 +8,9 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { findChildByName } from "../../kv/tree/resources.ts";
 import { UNAUTHORIZED_TEXT } from "../../provider/responses.ts";
-import {
-  newProviderAdapter,
-  providerRawRequest,
-  rawHttp,
-  type RawHttpResponse,
-  startTestServer,
-  type TestServer,
-  withServer,
-} from "../helpers/app.ts";
+import { startTestServer, type TestServer, withServer } from "../helpers/server.ts";
+import { newProviderAdapter, providerRawRequest } from "../helpers/provider.ts";
+import { rawHttp, type RawHttpResponse } from "../helpers/http.ts";
 
 const text = (r: RawHttpResponse | null) => new TextDecoder().decode(r!.body);
 const header = (r: RawHttpResponse, name: string) =>

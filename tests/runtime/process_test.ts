@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { newApiUser, startTestServer, withServer } from "../helpers/app.ts";
+import { startTestServer, withServer } from "../helpers/server.ts";
+import { newApiUser } from "../helpers/api.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -105,35 +106,17 @@ Deno.test("admin API: tenants, users, keys; bad bodies name the field; keys are 
 
     const user = await admin.createUser(tenant.id, "alice");
     assert.equal(user.quotaBytes, server.config.defaultQuotaBytes);
-    const dupAccount = await admin.call("POST", "/users", {
-      tenantId: tenant.id,
-      accountId: "ALICE",
-      email: "other@example.com",
-      name: "x",
-    });
-    assert.equal(dupAccount.status, 409);
-    const dupEmail = await admin.call("POST", "/users", {
-      tenantId: tenant.id,
-      accountId: "bob",
-      email: "alice@example.com",
-      name: "x",
-    });
-    assert.equal(dupEmail.status, 409);
-    const badEmail = await admin.call("POST", "/users", {
-      tenantId: tenant.id,
-      accountId: "carol",
-      email: "nope",
-      name: "x",
-    });
-    assert.equal(badEmail.status, 400);
-    assert.equal(badEmail.body.field, "email");
-    const noTenant = await admin.call("POST", "/users", {
-      tenantId: 999,
-      accountId: "dan",
-      email: "d@example.com",
-      name: "x",
-    });
-    assert.equal(noTenant.status, 404);
+    const refusedUsers: [string, Record<string, unknown>, number, string?][] = [
+      ["accountId taken, in any case", { accountId: "ALICE", email: "other@example.com" }, 409],
+      ["email taken", { accountId: "bob", email: "alice@example.com" }, 409],
+      ["email invalid", { accountId: "carol", email: "nope" }, 400, "email"],
+      ["no such tenant", { tenantId: 999, accountId: "dan", email: "d@example.com" }, 404],
+    ];
+    for (const [what, body, status, field] of refusedUsers) {
+      const res = await admin.call("POST", "/users", { tenantId: tenant.id, name: "x", ...body });
+      assert.equal(res.status, status, what);
+      if (field) assert.equal(res.body.field, field, what);
+    }
 
     const patched = await admin.call("PATCH", `/users/${user.userSeq}`, { quotaBytes: 1234 });
     assert.equal(patched.status, 200);

@@ -2,111 +2,85 @@
  * Typed client of the admin API (/admin/api). Every call sends the session's admin token as a
  * bearer header; a 401 signs the session out, since the token is wrong or was rotated.
  */
+import type {
+  Adapter,
+  AdapterOperation,
+  ApiKey,
+  BlobSweep,
+  ConnectionTest,
+  CreatedAdapter,
+  DocumentLock,
+  IssuedApiKey,
+  LockRelease,
+  NewAdapter,
+  NewApiKey,
+  NewUser,
+  Permission,
+  RotatedSecret,
+  ShareLink,
+  ShareType,
+  Tenant,
+  TenantPatch,
+  User,
+  UserPatch,
+} from "../../api/admin/schemas.ts";
 import { adminToken, signOut } from "./session.ts";
 
-export type Permission = "VIEW" | "EDIT" | "DOWNLOAD" | "UPLOAD" | "SHARE";
-export type ShareType = "SPECIFIC_USERS" | "ORG_LINK" | "PUBLIC_LINK";
-export const SHARE_TYPES: ShareType[] = ["SPECIFIC_USERS", "ORG_LINK", "PUBLIC_LINK"];
-export const PERMISSIONS: Permission[] = ["VIEW", "EDIT", "DOWNLOAD", "UPLOAD", "SHARE"];
-export type SharePolicy = Record<ShareType, { allowed: boolean; maxPermissions: Permission[] }>;
+// The shapes of the admin API are the server's own (api/admin/schemas.ts). `import type` keeps
+// server code out of the browser bundle; the pages take the types from here.
+export type {
+  Adapter,
+  AdapterOperation,
+  ApiKey,
+  BlobSweep,
+  ConnectionTest,
+  DocumentLock,
+  Permission,
+  Scope,
+  ShareLink,
+  SharePolicy,
+  ShareType,
+  Tenant,
+  User,
+} from "../../api/admin/schemas.ts";
 
-export interface Tenant {
-  id: number;
-  name: string;
-  createdAt: string;
-  sharePolicy: SharePolicy;
+/**
+ * Every member of a string union, in the order written, for the browser, which cannot import
+ * the server's lists: the Record makes the type check fail when a member is missing or unknown.
+ */
+function allOf<T extends string>(members: Record<T, true>): T[] {
+  return Object.keys(members) as T[];
 }
 
-export interface User {
-  userSeq: number;
-  tenantId: number;
-  accountId: string;
-  email: string;
-  name: string;
-  quotaBytes: number;
-  usedBytes: number;
-  createdAt: string;
-}
+export const SHARE_TYPES = allOf<ShareType>({
+  SPECIFIC_USERS: true,
+  ORG_LINK: true,
+  PUBLIC_LINK: true,
+});
+export const PERMISSIONS = allOf<Permission>({
+  VIEW: true,
+  EDIT: true,
+  DOWNLOAD: true,
+  UPLOAD: true,
+  SHARE: true,
+});
+export const ADAPTER_OPERATIONS = allOf<AdapterOperation>({
+  list: true,
+  put: true,
+  lock: true,
+  unlock: true,
+  mkdir: true,
+  rename: true,
+  delete: true,
+});
 
-export type Scope = "api:read" | "api:write";
-
-export interface ApiKey {
-  keyId: string;
-  userSeq: number;
-  scopes: Scope[];
-  label: string | null;
-  createdAt: string;
-  revokedAt: string | null;
-}
-
-export const ADAPTER_OPERATIONS = [
-  "list",
-  "put",
-  "lock",
-  "unlock",
-  "mkdir",
-  "rename",
-  "delete",
-] as const;
-export type AdapterOperation = typeof ADAPTER_OPERATIONS[number];
-
-export interface Adapter {
-  name: string;
-  userSeq: number;
-  folderSeq?: number | null;
-  operations: AdapterOperation[];
-  readOnly: boolean;
-  createdAt?: string | number;
-  secretUpdatedAt?: string;
-}
-
-/** A problem of the connection test: a sentence, or an object that carries one. */
-export type TestProblem = string | { message?: string; code?: string; path?: string };
-
-export interface ConnectionTest {
-  ok: boolean;
-  status: number;
-  durationMs: number;
-  entries?: number | unknown[];
-  problems: TestProblem[];
-  /** Set when the provider validly answered that it does not support list. */
-  unsupported?: boolean;
-  notice?: string;
-}
-
-export interface ShareLink {
-  shareSeq: number;
-  resourceSeq: number;
-  resourceName: string;
-  ownerSeq: number;
-  shareType: ShareType;
-  url: string;
-  expireDate: string | number | null;
-  isPasswordEnabled: boolean;
-  createdAt: string | number;
-}
-
-export interface DocumentLock {
-  resourceSeq: number;
-  resourceName: string | null;
-  ownerSeq: number | null;
-  owner: string;
-  source: string;
-  holder: string;
-  lockedAt: string | number;
-  expiresAt: string | number | null;
-}
-
-/** POST /blobs/sweep's answer (docs/api.md, orphan blob sweep). */
-export interface BlobSweep {
-  dryRun: boolean;
-  blobs: number;
-  tooYoung: number;
-  orphans: number;
-  orphanBytes: number;
-  removed: number;
-  abandonedWrites: number;
-}
+/**
+ * A problem as the connection test's view accepts it. The server sends sentences
+ * (ConnectionTest["problems"]); the object form is tolerated for robustness only.
+ */
+export type TestProblem =
+  | ConnectionTest["problems"][number]
+  | { message?: string; code?: string; path?: string };
 
 /** An error answer of the admin API: {error, message, field?}. */
 export class ApiError extends Error {
@@ -173,41 +147,27 @@ export const api = {
 
   listTenants: () => request<{ items: Tenant[] }>("GET", "/tenants").then(items),
   createTenant: (name: string) => request<Tenant>("POST", "/tenants", { name }),
-  updateTenant: (id: number, patch: { name?: string; sharePolicy?: Partial<SharePolicy> }) =>
+  updateTenant: (id: number, patch: TenantPatch) =>
     request<Tenant>("PATCH", `/tenants/${id}`, patch),
 
   listUsers: (tenantId?: number) =>
     request<{ items: User[] }>("GET", `/users${tenantId ? `?tenantId=${tenantId}` : ""}`)
       .then(items),
-  createUser: (input: {
-    tenantId: number;
-    accountId: string;
-    email: string;
-    name: string;
-    quotaBytes?: number;
-  }) => request<User>("POST", "/users", input),
-  updateUser: (userSeq: number, patch: { name?: string; email?: string; quotaBytes?: number }) =>
+  createUser: (input: NewUser) => request<User>("POST", "/users", input),
+  updateUser: (userSeq: number, patch: UserPatch) =>
     request<User>("PATCH", `/users/${userSeq}`, patch),
 
   listKeys: (userSeq?: number) =>
     request<{ items: ApiKey[] }>("GET", `/keys${userSeq ? `?userSeq=${userSeq}` : ""}`)
       .then(items),
-  issueKey: (input: { userSeq: number; scopes: Scope[]; label?: string | null }) =>
-    request<ApiKey & { apiKey: string }>("POST", "/keys", input),
+  issueKey: (input: NewApiKey) => request<IssuedApiKey>("POST", "/keys", input),
   revokeKey: (keyId: string) => request<null>("DELETE", `/keys/${seg(keyId)}`),
 
   listAdapters: () => request<{ items: Adapter[] }>("GET", "/adapters").then(items),
-  registerAdapter: (input: {
-    name: string;
-    secret?: string;
-    userSeq: number;
-    folderSeq?: number;
-    operations: AdapterOperation[];
-    readOnly: boolean;
-  }) => request<Adapter & { secret: string }>("POST", "/adapters", input),
+  registerAdapter: (input: NewAdapter) => request<CreatedAdapter>("POST", "/adapters", input),
   deleteAdapter: (name: string) => request<null>("DELETE", `/adapters/${seg(name)}`),
   rotateAdapterSecret: (name: string) =>
-    request<{ name: string; secret: string }>("POST", `/adapters/${seg(name)}/rotate-secret`, {}),
+    request<RotatedSecret>("POST", `/adapters/${seg(name)}/rotate-secret`, {}),
   testAdapter: (name: string, baseUrl?: string) =>
     request<ConnectionTest>(
       "POST",
@@ -220,7 +180,7 @@ export const api = {
 
   listLocks: () => request<{ items: DocumentLock[] }>("GET", "/locks").then(items),
   releaseLock: (resourceSeq: number) =>
-    request<unknown>("DELETE", `/locks/${resourceSeq}`, { releasedBy: "admin console" }),
+    request<LockRelease>("DELETE", `/locks/${resourceSeq}`, { releasedBy: "admin console" }),
 
   sweepBlobs: (dryRun: boolean) => request<BlobSweep>("POST", "/blobs/sweep", { dryRun }),
 };

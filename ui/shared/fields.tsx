@@ -10,11 +10,17 @@ interface FieldProps {
   hint?: string;
 }
 
-function describedBy(form: FormState, name: string, hint?: string): string | undefined {
+/** What every control of a field carries: its id, and its error and hint for assistive tech. */
+function controlProps({ form, name, hint }: FieldProps) {
   const ids = [];
   if (hint) ids.push(`${form.fieldId(name)}-hint`);
   if (form.errors.value[name]) ids.push(`${form.fieldId(name)}-error`);
-  return ids.length ? ids.join(" ") : undefined;
+  return {
+    id: form.fieldId(name),
+    name,
+    "aria-invalid": form.errors.value[name] ? "true" as const : undefined,
+    "aria-describedby": ids.length ? ids.join(" ") : undefined,
+  };
 }
 
 function FieldFrame(
@@ -26,12 +32,43 @@ function FieldFrame(
       <label for={form.fieldId(name)}>{label}</label>
       {children}
       {hint && <p id={`${form.fieldId(name)}-hint`} class="hint">{hint}</p>}
-      {error && (
-        <p id={`${form.fieldId(name)}-error`} class="field-error">
-          {error}
-        </p>
-      )}
+      <FieldErrorText form={form} name={name} />
     </div>
+  );
+}
+
+/** The field's error under it (nothing while it has none); its id links it to the control. */
+function FieldErrorText({ form, name }: { form: FormState; name: string }) {
+  const error = form.errors.value[name];
+  if (!error) return null;
+  return <p id={`${form.fieldId(name)}-error`} class="field-error">{error}</p>;
+}
+
+/**
+ * Controls that are one field of the form as a group (a policy, a set of switches): a fieldset
+ * with a legend and a hint, marked invalid and followed by the error when the field has one.
+ */
+export function FieldGroup(
+  { form, name, legend, hint, class: className, children }: {
+    form: FormState;
+    name: string;
+    legend: string;
+    hint: string;
+    class?: string;
+    children: ComponentChildren;
+  },
+) {
+  const error = form.errors.value[name];
+  return (
+    <fieldset
+      class={[className, error && "invalid"].filter(Boolean).join(" ") || undefined}
+      aria-describedby={error ? `${form.fieldId(name)}-error` : undefined}
+    >
+      <legend>{legend}</legend>
+      <p class="hint">{hint}</p>
+      {children}
+      <FieldErrorText form={form} name={name} />
+    </fieldset>
   );
 }
 
@@ -45,12 +82,11 @@ export function TextField(
     required?: boolean;
   },
 ) {
-  const { form, name, value } = props;
+  const { value } = props;
   return (
     <FieldFrame {...props}>
       <input
-        id={form.fieldId(name)}
-        name={name}
+        {...controlProps(props)}
         type={props.type ?? "text"}
         value={value.value}
         onInput={(e) => (value.value = e.currentTarget.value)}
@@ -58,8 +94,6 @@ export function TextField(
         inputMode={props.inputMode}
         placeholder={props.placeholder}
         aria-required={props.required ? "true" : undefined}
-        aria-invalid={form.errors.value[name] ? "true" : undefined}
-        aria-describedby={describedBy(form, name, props.hint)}
         spellcheck={false}
       />
     </FieldFrame>
@@ -74,16 +108,13 @@ export interface Option {
 export function SelectField(
   props: FieldProps & { value: Signal<string>; options: Option[]; placeholder?: string },
 ) {
-  const { form, name, value } = props;
+  const { value } = props;
   return (
     <FieldFrame {...props}>
       <select
-        id={form.fieldId(name)}
-        name={name}
+        {...controlProps(props)}
         value={value.value}
         onChange={(e) => (value.value = e.currentTarget.value)}
-        aria-invalid={form.errors.value[name] ? "true" : undefined}
-        aria-describedby={describedBy(form, name, props.hint)}
       >
         {props.placeholder !== undefined && <option value="">{props.placeholder}</option>}
         {props.options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
@@ -164,5 +195,16 @@ export function SubmitButton(
     <button type="submit" class="primary" disabled={form.busy.value}>
       {form.busy.value ? busyLabel : children}
     </button>
+  );
+}
+
+/** The form's actions row when its submit button is all it holds. */
+export function SubmitRow(
+  props: { form: FormState; children: ComponentChildren; busyLabel: string },
+) {
+  return (
+    <div class="actions">
+      <SubmitButton {...props} />
+    </div>
   );
 }

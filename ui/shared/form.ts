@@ -5,6 +5,7 @@
  */
 import { signal } from "@preact/signals";
 import { useMemo } from "preact/hooks";
+import { messageOf } from "./format.ts";
 
 export type FieldErrors = Record<string, string>;
 
@@ -53,7 +54,7 @@ export class FormState {
   }
 
   showError(err: unknown): void {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     const apiField = (err as { field?: unknown } | null)?.field;
     const field = typeof apiField === "string" ? this.ownField(apiField) : null;
     if (field) {
@@ -101,4 +102,12 @@ export function parseWhole(raw: string): number | null {
   if (!/^\d{1,16}$/.test(t)) return null;
   const n = Number(t);
   return Number.isSafeInteger(n) ? n : null;
+}
+
+/** A required name of at most 200 characters; `what` names it in the message ("tenant name"). */
+export function validName(name: string, what: string): string | null {
+  const t = name.trim();
+  if (!t) return `Enter the ${what}.`;
+  if (t.length > 200) return `The ${what} must be at most 200 characters.`;
+  return null;
 }

@@ -31,3 +31,8 @@ export function isPast(value: string | number | null | undefined, now = Date.now
   const d = toDate(value);
   return d !== null && d.getTime() <= now;
 }
+
+/** The words to show for a failure: an Error's message, or whatever else was thrown. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,20 +1,20 @@
 /** A destructive action that asks once more, inline, before it runs. */
 import { useSignal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
+import { useAction } from "./data.tsx";
 
 export function ConfirmButton(
   { label, question, confirmLabel, onConfirm, accessibleLabel }: {
     label: string;
     question: string;
     confirmLabel: string;
-    onConfirm: () => Promise<void>;
+    onConfirm: () => Promise<unknown>;
     /** Names the target for screen readers, e.g. "Revoke key abc". */
     accessibleLabel?: string;
   },
 ) {
   const asking = useSignal(false);
-  const busy = useSignal(false);
-  const error = useSignal<string | null>(null);
+  const action = useAction();
   const confirmRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (asking.value) confirmRef.current?.focus();
@@ -27,7 +27,7 @@ export function ConfirmButton(
         class="danger-outline"
         aria-label={accessibleLabel}
         onClick={() => {
-          error.value = null;
+          action.error.value = null;
           asking.value = true;
         }}
       >
@@ -42,26 +42,19 @@ export function ConfirmButton(
         type="button"
         class="danger"
         ref={confirmRef}
-        disabled={busy.value}
-        onClick={async () => {
-          busy.value = true;
-          error.value = null;
-          try {
+        disabled={action.busy.value}
+        onClick={() =>
+          action.run(async () => {
             await onConfirm();
             asking.value = false;
-          } catch (err) {
-            error.value = err instanceof Error ? err.message : String(err);
-          } finally {
-            busy.value = false;
-          }
-        }}
+          })}
       >
-        {busy.value ? "Working…" : confirmLabel}
+        {action.busy.value ? "Working…" : confirmLabel}
       </button>
-      <button type="button" onClick={() => (asking.value = false)} disabled={busy.value}>
+      <button type="button" onClick={() => (asking.value = false)} disabled={action.busy.value}>
         Cancel
       </button>
-      {error.value && <span class="field-error" role="alert">{error.value}</span>}
+      {action.error.value && <span class="field-error" role="alert">{action.error.value}</span>}
     </span>
   );
 }

@@ -3,7 +3,7 @@ import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { api, type ConnectionTest, type TestProblem } from "../api.ts";
 import { errorsOf, useForm } from "../../shared/form.ts";
-import { Form, TextField } from "../../shared/fields.tsx";
+import { Form, SubmitRow, TextField } from "../../shared/fields.tsx";
 
 function validBaseUrl(raw: string): string | null {
   const t = raw.trim();
@@ -56,11 +56,7 @@ export function TestRunner(
         inputMode="url"
         value={baseUrl}
       />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={form.busy.value}>
-          {form.busy.value ? "Testing…" : "Run connection test"}
-        </button>
-      </div>
+      <SubmitRow form={form} busyLabel="Testing…">Run connection test</SubmitRow>
       <div class="progress-area" role="status" aria-live="polite">
         {form.busy.value && (
           <>

@@ -1,8 +1,8 @@
-/** Loading lists from the API and showing their state. */
+/** Talking to the API from a page: loading lists, running actions, and showing their state. */
 import { type Signal, useSignal } from "@preact/signals";
 import type { ComponentChildren } from "preact";
 import { useEffect } from "preact/hooks";
-import { formatBytes } from "../../shared/format.ts";
+import { formatBytes, messageOf } from "../../shared/format.ts";
 
 export interface Loaded<T> {
   data: Signal<T | null>;
@@ -22,7 +22,7 @@ export function useLoaded<T>(load: () => Promise<T>, deps: unknown[] = []): Load
       data.value = await load();
       error.value = null;
     } catch (err) {
-      error.value = err instanceof Error ? err.message : String(err);
+      error.value = messageOf(err);
     } finally {
       loading.value = false;
     }
@@ -33,7 +33,47 @@ export function useLoaded<T>(load: () => Promise<T>, deps: unknown[] = []): Load
   return { data, error, loading, reload };
 }
 
-/** Renders the loaded list, or its loading / error / empty state. */
+export interface Action {
+  busy: Signal<boolean>;
+  error: Signal<string | null>;
+  /** Runs `task`; false when it threw (its message is then in `error`). */
+  run: (task: () => Promise<void>) => Promise<boolean>;
+}
+
+/** One action at a time (a check, a confirmed removal), with its busy flag and its failure. */
+export function useAction(): Action {
+  const busy = useSignal(false);
+  const error = useSignal<string | null>(null);
+  const run = async (task: () => Promise<void>) => {
+    busy.value = true;
+    error.value = null;
+    try {
+      await task();
+      return true;
+    } catch (err) {
+      error.value = messageOf(err);
+      return false;
+    } finally {
+      busy.value = false;
+    }
+  };
+  return { busy, error, run };
+}
+
+/** Loading… until `items` arrive (null until then), `empty` when there are none. */
+export function Items<T>(
+  { items, empty, children }: {
+    items: T[] | null;
+    empty: string;
+    children: (items: T[]) => ComponentChildren;
+  },
+) {
+  if (items === null) return <p class="muted" role="status">Loading…</p>;
+  if (items.length === 0) return <p class="muted">{empty}</p>;
+  return <>{children(items)}</>;
+}
+
+/** Renders the loaded list, or its error (with a retry) / loading / empty state. */
 export function ListState<T>(
   { loaded, empty, children }: {
     loaded: Loaded<T[]>;
@@ -49,10 +89,7 @@ export function ListState<T>(
       </p>
     );
   }
-  const items = loaded.data.value;
-  if (items === null) return <p class="muted" role="status">Loading…</p>;
-  if (items.length === 0) return <p class="muted">{empty}</p>;
-  return <>{children(items)}</>;
+  return <Items items={loaded.data.value} empty={empty}>{children}</Items>;
 }
 
 /** A storage bar: used against quota, with the numbers in words for everyone. */

@@ -2,7 +2,7 @@
  * A secret (API key, adapter secret) shown exactly once: a warning, the value, a copy button.
  * The value lives only in this component's props; hiding it drops it for good.
  */
-import { useSignal } from "@preact/signals";
+import { type Signal, useSignal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 
 async function copyText(text: string, fallbackInput: HTMLInputElement | null): Promise<boolean> {
@@ -60,6 +60,27 @@ export function SecretReveal(
         {copied.value === "failed" && "Copying failed: select the text and copy it by hand."}
       </p>
       <button type="button" class="primary" onClick={onDone}>I have stored it, hide it</button>
+    </section>
+  );
+}
+
+/** A secret to show once, with the title naming what it belongs to. */
+export interface NewSecret {
+  title: string;
+  secret: string;
+}
+
+/** The page's panel for a just-issued secret; "hide" empties `shown`, which removes it. */
+export function SecretPanel({ shown, label }: { shown: Signal<NewSecret | null>; label: string }) {
+  if (!shown.value) return null;
+  return (
+    <section class="panel">
+      <SecretReveal
+        title={shown.value.title}
+        label={label}
+        secret={shown.value.secret}
+        onDone={() => (shown.value = null)}
+      />
     </section>
   );
 }

@@ -13,12 +13,13 @@ import {
   type User,
 } from "../api.ts";
 import { ConfirmButton } from "../components/confirm.tsx";
-import { ListState, useLoaded } from "../components/data.tsx";
-import { Form, SelectField, SubmitButton, TextField, Toggle } from "../../shared/fields.tsx";
-import { SecretReveal } from "../components/secret.tsx";
 import { TestResult, TestRunner } from "../components/connection_test.tsx";
+import { Items, ListState, useLoaded } from "../components/data.tsx";
+import { Panel } from "../components/panel.tsx";
+import { type NewSecret, SecretPanel } from "../components/secret.tsx";
+import { UserField, useUserChoice, useUsers } from "../components/users.tsx";
+import { FieldGroup, Form, SubmitRow, TextField, Toggle } from "../../shared/fields.tsx";
 import { errorsOf, parseWhole, useForm } from "../../shared/form.ts";
-import { userOptions } from "./keys.tsx";
 
 /** lock and unlock are one switch: the protocol enables them together. */
 const OPERATION_SWITCHES: { id: string; label: string; ops: AdapterOperation[] }[] = [
@@ -59,7 +60,7 @@ function RegisterForm(
 ) {
   const form = useForm(["name", "userSeq", "folderSeq", "secret", "operations", "readOnly"]);
   const name = useSignal("");
-  const userSeq = useSignal(users.length === 1 ? String(users[0].userSeq) : "");
+  const userSeq = useUserChoice(users);
   const folderSeq = useSignal("");
   const secret = useSignal("");
   const readOnly = useSignal(false);
@@ -68,7 +69,6 @@ function RegisterForm(
   );
   const operations = () =>
     OPERATION_SWITCHES.filter((s) => switches[s.id].value).flatMap((s) => s.ops);
-  const opsError = form.errors.value.operations;
   return (
     <Form
       form={form}
@@ -107,14 +107,7 @@ function RegisterForm(
         required
         value={name}
       />
-      <SelectField
-        form={form}
-        name="userSeq"
-        label="User (whose drive it serves)"
-        placeholder="Choose a user"
-        value={userSeq}
-        options={userOptions(users)}
-      />
+      <UserField form={form} label="User (whose drive it serves)" users={users} value={userSeq} />
       <TextField
         form={form}
         name="folderSeq"
@@ -132,12 +125,12 @@ function RegisterForm(
         autoComplete="new-password"
         value={secret}
       />
-      <fieldset
-        class={opsError ? "invalid" : undefined}
-        aria-describedby={opsError ? `${form.fieldId("operations")}-error` : undefined}
+      <FieldGroup
+        form={form}
+        name="operations"
+        legend="Optional operations"
+        hint="A disabled operation answers 501 Not Implemented."
       >
-        <legend>Optional operations</legend>
-        <p class="hint">A disabled operation answers 501 Not Implemented.</p>
         <div class="switch-grid">
           {OPERATION_SWITCHES.map((s) => (
             <Toggle
@@ -149,10 +142,7 @@ function RegisterForm(
             />
           ))}
         </div>
-        {opsError && (
-          <p id={`${form.fieldId("operations")}-error`} class="field-error">{opsError}</p>
-        )}
-      </fieldset>
+      </FieldGroup>
       <Toggle
         id={`${form.id}-readOnly`}
         label="Read-only"
@@ -161,9 +151,7 @@ function RegisterForm(
         asSwitch
       />
       {form.errors.value.readOnly && <p class="field-error">{form.errors.value.readOnly}</p>}
-      <div class="actions">
-        <SubmitButton form={form} busyLabel="Registering…">Register adapter</SubmitButton>
-      </div>
+      <SubmitRow form={form} busyLabel="Registering…">Register adapter</SubmitRow>
     </Form>
   );
 }
@@ -251,17 +239,14 @@ function AdapterRow(
 }
 
 export function AdaptersPage() {
-  const users = useLoaded(() => api.listUsers());
+  const users = useUsers();
   const adapters = useLoaded(api.listAdapters);
-  const shown = useSignal<{ title: string; secret: string } | null>(null);
-  const accountOf = (seq: number) =>
-    users.data.value?.find((u) => u.userSeq === seq)?.accountId ?? `user ${seq}`;
+  const shown = useSignal<NewSecret | null>(null);
   return (
     <>
       <h1>Adapters</h1>
       <div class="columns">
-        <section class="panel" aria-labelledby="adapter-list-title">
-          <h2 id="adapter-list-title">Registered adapters</h2>
+        <Panel id="adapter-list-title" title="Registered adapters">
           <ListState loaded={adapters} empty="No adapters registered.">
             {(items) => (
               <ul class="cards">
@@ -269,7 +254,7 @@ export function AdaptersPage() {
                   <AdapterRow
                     key={a.name}
                     adapter={a}
-                    owner={accountOf(a.userSeq)}
+                    owner={users.accountOf(a.userSeq)}
                     onSecret={(title, secret) => (shown.value = { title, secret })}
                     onChanged={adapters.reload}
                   />
@@ -277,32 +262,24 @@ export function AdaptersPage() {
               </ul>
             )}
           </ListState>
-        </section>
+        </Panel>
         <div class="stack">
-          {shown.value && (
-            <section class="panel">
-              <SecretReveal
-                title={shown.value.title}
-                label="Adapter secret"
-                secret={shown.value.secret}
-                onDone={() => (shown.value = null)}
-              />
-            </section>
-          )}
+          <SecretPanel shown={shown} label="Adapter secret" />
           <section class="panel">
-            {users.data.value
-              ? users.data.value.length
-                ? (
-                  <RegisterForm
-                    users={users.data.value}
-                    onRegistered={(a) => {
-                      shown.value = { title: `Secret of adapter ${a.name}`, secret: a.secret };
-                      adapters.reload();
-                    }}
-                  />
-                )
-                : <p class="muted">Create a user first: an adapter serves a user's drive.</p>
-              : <p class="muted" role="status">Loading…</p>}
+            <Items
+              items={users.data.value}
+              empty="Create a user first: an adapter serves a user's drive."
+            >
+              {(items) => (
+                <RegisterForm
+                  users={items}
+                  onRegistered={(a) => {
+                    shown.value = { title: `Secret of adapter ${a.name}`, secret: a.secret };
+                    adapters.reload();
+                  }}
+                />
+              )}
+            </Items>
           </section>
         </div>
       </div>

@@ -3,23 +3,19 @@ import { useSignal } from "@preact/signals";
 import { formatDate } from "../../shared/format.ts";
 import { api, type ApiKey, type User } from "../api.ts";
 import { ConfirmButton } from "../components/confirm.tsx";
-import { ListState, useLoaded } from "../components/data.tsx";
-import { Form, SelectField, SubmitButton, TextField, Toggle } from "../../shared/fields.tsx";
-import { SecretReveal } from "../components/secret.tsx";
+import { Items, useLoaded } from "../components/data.tsx";
+import { FilterSelect, Panel } from "../components/panel.tsx";
+import { type NewSecret, SecretPanel } from "../components/secret.tsx";
+import { ListTable } from "../components/table.tsx";
+import { UserField, userOptions, useUserChoice, useUsers } from "../components/users.tsx";
+import { Form, SubmitRow, TextField, Toggle } from "../../shared/fields.tsx";
 import { errorsOf, useForm } from "../../shared/form.ts";
-
-export function userOptions(users: User[]) {
-  return users.map((u) => ({
-    value: String(u.userSeq),
-    label: `${u.accountId} (seq ${u.userSeq})`,
-  }));
-}
 
 function IssueKeyForm(
   { users, onIssued }: { users: User[]; onIssued: (key: ApiKey & { apiKey: string }) => void },
 ) {
   const form = useForm(["userSeq", "scopes", "label"]);
-  const userSeq = useSignal(users.length === 1 ? String(users[0].userSeq) : "");
+  const userSeq = useUserChoice(users);
   const write = useSignal(true);
   const label = useSignal("");
   const readAlways = useSignal(true);
@@ -47,14 +43,7 @@ function IssueKeyForm(
         )}
     >
       <h2>Issue an API key</h2>
-      <SelectField
-        form={form}
-        name="userSeq"
-        label="User"
-        placeholder="Choose a user"
-        value={userSeq}
-        options={userOptions(users)}
-      />
+      <UserField form={form} label="User" users={users} value={userSeq} />
       <TextField
         form={form}
         name="label"
@@ -72,116 +61,92 @@ function IssueKeyForm(
           checked={write}
         />
       </fieldset>
-      <div class="actions">
-        <SubmitButton form={form} busyLabel="Issuing…">Issue key</SubmitButton>
-      </div>
+      <SubmitRow form={form} busyLabel="Issuing…">Issue key</SubmitRow>
     </Form>
   );
 }
 
 export function KeysPage() {
-  const users = useLoaded(() => api.listUsers());
+  const users = useUsers();
   const filter = useSignal("");
   const keys = useLoaded(() => api.listKeys(Number(filter.value) || undefined), [filter.value]);
-  const issued = useSignal<(ApiKey & { apiKey: string }) | null>(null);
-  const accountOf = (seq: number) =>
-    users.data.value?.find((u) => u.userSeq === seq)?.accountId ?? `seq ${seq}`;
+  const issued = useSignal<NewSecret | null>(null);
+  const accountOf = (seq: number) => users.accountOf(seq, `seq ${seq}`);
   return (
     <>
       <h1>API keys</h1>
       <div class="columns">
-        <section class="panel" aria-labelledby="key-list-title">
-          <div class="panel-head">
-            <h2 id="key-list-title">Keys</h2>
-            <div class="field inline">
-              <label for="key-filter">User</label>
-              <select
-                id="key-filter"
-                value={filter.value}
-                onChange={(e) => (filter.value = e.currentTarget.value)}
-              >
-                <option value="">All users</option>
-                {userOptions(users.data.value ?? []).map((o) => (
-                  <option key={o.value} value={o.value}>{o.label}</option>
-                ))}
-              </select>
-            </div>
-          </div>
-          <ListState loaded={keys} empty="No API keys.">
-            {(items) => (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Key id</th>
-                    <th scope="col">User</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((k) => (
-                    <tr key={k.keyId} class={k.revokedAt ? "revoked" : undefined}>
-                      <td data-label="Key id">
-                        <code>{k.keyId}</code>
-                        {k.label && <span class="sub">{k.label}</span>}
-                      </td>
-                      <td data-label="User">{accountOf(k.userSeq)}</td>
-                      <td data-label="Scopes">{k.scopes.join(", ")}</td>
-                      <td data-label="Status">
-                        {k.revokedAt
-                          ? <span class="badge bad">revoked {formatDate(k.revokedAt)}</span>
-                          : <span class="badge good">active</span>}
-                        <span class="sub">created {formatDate(k.createdAt)}</span>
-                      </td>
-                      <td>
-                        {!k.revokedAt && (
-                          <ConfirmButton
-                            label="Revoke"
-                            accessibleLabel={`Revoke key ${k.keyId}`}
-                            question={`Revoke key ${k.keyId}? Clients using it stop working.`}
-                            confirmLabel="Revoke key"
-                            onConfirm={async () => {
-                              await api.revokeKey(k.keyId);
-                              await keys.reload();
-                            }}
-                          />
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-          </ListState>
-        </section>
+        <Panel
+          id="key-list-title"
+          title="Keys"
+          tools={
+            <FilterSelect
+              id="key-filter"
+              label="User"
+              all="All users"
+              value={filter}
+              options={userOptions(users.data.value ?? [])}
+            />
+          }
+        >
+          <ListTable
+            loaded={keys}
+            empty="No API keys."
+            columns={[
+              {
+                label: "Key id",
+                cell: (k) => (
+                  <>
+                    <code>{k.keyId}</code>
+                    {k.label && <span class="sub">{k.label}</span>}
+                  </>
+                ),
+              },
+              { label: "User", cell: (k) => accountOf(k.userSeq) },
+              { label: "Scopes", cell: (k) => k.scopes.join(", ") },
+              {
+                label: "Status",
+                cell: (k) => (
+                  <>
+                    {k.revokedAt
+                      ? <span class="badge bad">revoked {formatDate(k.revokedAt)}</span>
+                      : <span class="badge good">active</span>}
+                    <span class="sub">created {formatDate(k.createdAt)}</span>
+                  </>
+                ),
+              },
+            ]}
+            rowKey={(k) => k.keyId}
+            rowClass={(k) => k.revokedAt ? "revoked" : undefined}
+            actions={(k) =>
+              !k.revokedAt && (
+                <ConfirmButton
+                  label="Revoke"
+                  accessibleLabel={`Revoke key ${k.keyId}`}
+                  question={`Revoke key ${k.keyId}? Clients using it stop working.`}
+                  confirmLabel="Revoke key"
+                  onConfirm={() => api.revokeKey(k.keyId).then(keys.reload)}
+                />
+              )}
+          />
+        </Panel>
         <div class="stack">
-          {issued.value && (
-            <section class="panel">
-              <SecretReveal
-                title={`New API key for ${accountOf(issued.value.userSeq)}`}
-                label="API key"
-                secret={issued.value.apiKey}
-                onDone={() => (issued.value = null)}
-              />
-            </section>
-          )}
+          <SecretPanel shown={issued} label="API key" />
           <section class="panel">
-            {users.data.value
-              ? users.data.value.length
-                ? (
-                  <IssueKeyForm
-                    users={users.data.value}
-                    onIssued={(k) => {
-                      issued.value = k;
-                      keys.reload();
-                    }}
-                  />
-                )
-                : <p class="muted">Create a user first: a key acts for one user.</p>
-              : <p class="muted" role="status">Loading…</p>}
+            <Items items={users.data.value} empty="Create a user first: a key acts for one user.">
+              {(items) => (
+                <IssueKeyForm
+                  users={items}
+                  onIssued={(k) => {
+                    issued.value = {
+                      title: `New API key for ${accountOf(k.userSeq)}`,
+                      secret: k.apiKey,
+                    };
+                    keys.reload();
+                  }}
+                />
+              )}
+            </Items>
           </section>
         </div>
       </div>

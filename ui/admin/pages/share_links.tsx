@@ -2,7 +2,10 @@
 import { formatDate, isPast } from "../../shared/format.ts";
 import { api, type ShareType } from "../api.ts";
 import { ConfirmButton } from "../components/confirm.tsx";
-import { ListState, useLoaded } from "../components/data.tsx";
+import { useLoaded } from "../components/data.tsx";
+import { Panel } from "../components/panel.tsx";
+import { ListTable } from "../components/table.tsx";
+import { useUsers } from "../components/users.tsx";
 
 const TYPE_LABEL: Record<ShareType, string> = {
   SPECIFIC_USERS: "specific users",
@@ -10,70 +13,54 @@ const TYPE_LABEL: Record<ShareType, string> = {
   PUBLIC_LINK: "public",
 };
 
+function expiry(expireDate: string | number | null): string {
+  if (!expireDate) return "never";
+  return `${formatDate(expireDate)}${isPast(expireDate) ? " (expired)" : ""}`;
+}
+
 export function ShareLinksPage() {
   const links = useLoaded(api.listShareLinks);
-  const users = useLoaded(() => api.listUsers());
-  const accountOf = (seq: number) =>
-    users.data.value?.find((u) => u.userSeq === seq)?.accountId ?? `user ${seq}`;
+  const users = useUsers();
   return (
     <>
       <h1>Share links</h1>
-      <section class="panel" aria-labelledby="links-title">
-        <div class="panel-head">
-          <h2 id="links-title">Active links</h2>
-          <button type="button" onClick={links.reload}>Refresh</button>
-        </div>
-        <ListState loaded={links} empty="No active share links.">
-          {(items) => (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Resource</th>
-                  <th scope="col">Owner</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Password</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((l) => (
-                  <tr key={l.shareSeq}>
-                    <td data-label="Resource">
-                      <strong>{l.resourceName}</strong>
-                      <a class="sub link-url" href={l.url} target="_blank" rel="noreferrer">
-                        {l.url}
-                      </a>
-                    </td>
-                    <td data-label="Owner">{accountOf(l.ownerSeq)}</td>
-                    <td data-label="Kind">{TYPE_LABEL[l.shareType] ?? l.shareType}</td>
-                    <td data-label="Expires">
-                      {l.expireDate
-                        ? `${formatDate(l.expireDate)}${isPast(l.expireDate) ? " (expired)" : ""}`
-                        : "never"}
-                    </td>
-                    <td data-label="Password">{l.isPasswordEnabled ? "yes" : "no"}</td>
-                    <td>
-                      <ConfirmButton
-                        label="Revoke"
-                        accessibleLabel={`Revoke the link to ${l.resourceName}`}
-                        question={`Revoke the link to ${l.resourceName}? It stops working at once.`}
-                        confirmLabel="Revoke link"
-                        onConfirm={async () => {
-                          await api.revokeShareLink(l.shareSeq);
-                          await links.reload();
-                        }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+      <Panel
+        id="links-title"
+        title="Active links"
+        tools={<button type="button" onClick={links.reload}>Refresh</button>}
+      >
+        <ListTable
+          loaded={links}
+          empty="No active share links."
+          columns={[
+            {
+              label: "Resource",
+              cell: (l) => (
+                <>
+                  <strong>{l.resourceName}</strong>
+                  <a class="sub link-url" href={l.url} target="_blank" rel="noreferrer">
+                    {l.url}
+                  </a>
+                </>
+              ),
+            },
+            { label: "Owner", cell: (l) => users.accountOf(l.ownerSeq) },
+            { label: "Kind", cell: (l) => TYPE_LABEL[l.shareType] ?? l.shareType },
+            { label: "Expires", cell: (l) => expiry(l.expireDate) },
+            { label: "Password", cell: (l) => l.isPasswordEnabled ? "yes" : "no" },
+          ]}
+          rowKey={(l) => l.shareSeq}
+          actions={(l) => (
+            <ConfirmButton
+              label="Revoke"
+              accessibleLabel={`Revoke the link to ${l.resourceName}`}
+              question={`Revoke the link to ${l.resourceName}? It stops working at once.`}
+              confirmLabel="Revoke link"
+              onConfirm={() => api.revokeShareLink(l.shareSeq).then(links.reload)}
+            />
           )}
-        </ListState>
-      </section>
+        />
+      </Panel>
     </>
   );
 }

@@ -1,7 +1,7 @@
 /** Sign-in: the admin token is checked against the API before it is kept for the session. */
 import { useSignal } from "@preact/signals";
 import { api, ApiError } from "../api.ts";
-import { Form, SubmitButton, TextField } from "../../shared/fields.tsx";
+import { Form, SubmitRow, TextField } from "../../shared/fields.tsx";
 import { errorsOf, useForm } from "../../shared/form.ts";
 import { signIn, signOutReason } from "../session.ts";
 
@@ -43,9 +43,7 @@ export function SignInPage() {
           required
           value={token}
         />
-        <div class="actions">
-          <SubmitButton form={form} busyLabel="Checking…">Sign in</SubmitButton>
-        </div>
+        <SubmitRow form={form} busyLabel="Checking…">Sign in</SubmitRow>
       </Form>
     </main>
   );

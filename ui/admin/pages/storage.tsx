@@ -6,6 +6,8 @@ import { useSignal } from "@preact/signals";
 import { formatBytes } from "../../shared/format.ts";
 import { api, type BlobSweep } from "../api.ts";
 import { ConfirmButton } from "../components/confirm.tsx";
+import { useAction } from "../components/data.tsx";
+import { Panel } from "../components/panel.tsx";
 
 function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
@@ -14,39 +16,35 @@ function plural(n: number, one: string, many: string): string {
 export function StoragePage() {
   const found = useSignal<BlobSweep | null>(null);
   const outcome = useSignal<string | null>(null);
-  const checking = useSignal(false);
-  const error = useSignal<string | null>(null);
-
-  async function check() {
-    checking.value = true;
-    error.value = null;
+  const checking = useAction();
+  const check = () => {
     outcome.value = null;
-    try {
+    return checking.run(async () => {
       found.value = await api.sweepBlobs(true);
-    } catch (err) {
-      error.value = err instanceof Error ? err.message : String(err);
-    } finally {
-      checking.value = false;
-    }
-  }
+    });
+  };
 
   const f = found.value;
   return (
     <>
       <h1>Storage</h1>
-      <section class="panel" aria-labelledby="sweep-title">
-        <div class="panel-head">
-          <h2 id="sweep-title">Unused stored bytes</h2>
-          <button type="button" onClick={check} disabled={checking.value}>
-            {checking.value ? "Checking…" : "Check"}
+      <Panel
+        id="sweep-title"
+        title="Unused stored bytes"
+        tools={
+          <button type="button" onClick={check} disabled={checking.busy.value}>
+            {checking.busy.value ? "Checking…" : "Check"}
           </button>
-        </div>
+        }
+      >
         <p class="muted">
           Bytes no file or version points at: left by a crash between storing an upload and
           recording it, or by a failed delete. Only bytes stored more than 24 hours ago are
           considered, so uploads in progress are never touched.
         </p>
-        {error.value && <p class="form-error" role="alert">Could not check: {error.value}</p>}
+        {checking.error.value && (
+          <p class="form-error" role="alert">Could not check: {checking.error.value}</p>
+        )}
         {f && (
           <>
             <dl class="facts" aria-label="Check result">
@@ -78,7 +76,7 @@ export function StoragePage() {
           </>
         )}
         <p class="status" role="status">{outcome.value}</p>
-      </section>
+      </Panel>
     </>
   );
 }

@@ -10,9 +10,11 @@ import {
   type ShareType,
   type Tenant,
 } from "../api.ts";
-import { ListState, useLoaded } from "../components/data.tsx";
-import { Form, SubmitButton, TextField } from "../../shared/fields.tsx";
-import { errorsOf, useForm } from "../../shared/form.ts";
+import { useLoaded } from "../components/data.tsx";
+import { Panel } from "../components/panel.tsx";
+import { EditButton, ListTable } from "../components/table.tsx";
+import { FieldGroup, Form, SubmitRow, TextField } from "../../shared/fields.tsx";
+import { errorsOf, useForm, validName } from "../../shared/form.ts";
 
 const SHARE_TYPE_LABEL: Record<ShareType, string> = {
   SPECIFIC_USERS: "Specific users",
@@ -27,13 +29,6 @@ const PERMISSION_LABEL: Record<Permission, string> = {
   UPLOAD: "Upload",
   SHARE: "Re-share",
 };
-
-export function validName(name: string, what: string): string | null {
-  const t = name.trim();
-  if (!t) return `Enter the ${what}.`;
-  if (t.length > 200) return `The ${what} must be at most 200 characters.`;
-  return null;
-}
 
 /** Links cannot be re-shared (spec: ORG_LINK and PUBLIC_LINK do not offer re-share). */
 const RESHARE_TYPES: ShareType[] = ["SPECIFIC_USERS"];
@@ -61,9 +56,7 @@ function CreateTenantForm({ onCreated }: { onCreated: (t: Tenant) => void }) {
     >
       <h2>Create a tenant</h2>
       <TextField form={form} name="name" label="Tenant name" required value={name} />
-      <div class="actions">
-        <SubmitButton form={form} busyLabel="Creating…">Create tenant</SubmitButton>
-      </div>
+      <SubmitRow form={form} busyLabel="Creating…">Create tenant</SubmitRow>
       <p class="status" role="status">{created.value}</p>
     </Form>
   );
@@ -122,14 +115,13 @@ function PolicyEditor({ tenant, onSaved }: { tenant: Tenant; onSaved: (t: Tenant
     >
       <h2>Tenant “{tenant.name}”</h2>
       <TextField form={form} name="name" label="Tenant name" required value={name} />
-      <fieldset
-        class={`policy${policyError ? " invalid" : ""}`}
-        aria-describedby={policyError ? `${form.fieldId("sharePolicy")}-error` : undefined}
+      <FieldGroup
+        form={form}
+        name="sharePolicy"
+        legend="Share policy"
+        hint="Which kinds of share the tenant's users may create, and the most each may grant."
+        class="policy"
       >
-        <legend>Share policy</legend>
-        <p class="hint">
-          Which kinds of share the tenant's users may create, and the most each may grant.
-        </p>
         {SHARE_TYPES.map((type) => {
           const entry = policy.value[type];
           const base = `${form.id}-${type}`;
@@ -168,13 +160,8 @@ function PolicyEditor({ tenant, onSaved }: { tenant: Tenant; onSaved: (t: Tenant
             </div>
           );
         })}
-        {policyError && (
-          <p id={`${form.fieldId("sharePolicy")}-error`} class="field-error">{policyError}</p>
-        )}
-      </fieldset>
-      <div class="actions">
-        <SubmitButton form={form} busyLabel="Saving…">Save tenant</SubmitButton>
-      </div>
+      </FieldGroup>
+      <SubmitRow form={form} busyLabel="Saving…">Save tenant</SubmitRow>
       <p class="status" role="status">{saved.value}</p>
     </Form>
   );
@@ -188,46 +175,27 @@ export function TenantsPage() {
     <>
       <h1>Tenants</h1>
       <div class="columns">
-        <section class="panel" aria-labelledby="tenant-list-title">
-          <h2 id="tenant-list-title">All tenants</h2>
-          <ListState loaded={tenants} empty="No tenants yet: create the first one.">
-            {(items) => (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Id</th>
-                    <th scope="col">Name</th>
-                    <th scope="col">Sharing allowed</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((t) => (
-                    <tr key={t.id} class={t.id === selected.value ? "selected" : undefined}>
-                      <td data-label="Id">{t.id}</td>
-                      <td data-label="Name">{t.name}</td>
-                      <td data-label="Sharing allowed">{policySummary(t.sharePolicy)}</td>
-                      <td data-label="Created">{formatDate(t.createdAt)}</td>
-                      <td>
-                        <button
-                          type="button"
-                          aria-label={`Edit tenant ${t.name}`}
-                          aria-pressed={t.id === selected.value}
-                          onClick={() => (selected.value = t.id)}
-                        >
-                          Edit
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+        <Panel id="tenant-list-title" title="All tenants">
+          <ListTable
+            loaded={tenants}
+            empty="No tenants yet: create the first one."
+            columns={[
+              { label: "Id", cell: (t) => t.id },
+              { label: "Name", cell: (t) => t.name },
+              { label: "Sharing allowed", cell: (t) => policySummary(t.sharePolicy) },
+              { label: "Created", cell: (t) => formatDate(t.createdAt) },
+            ]}
+            rowKey={(t) => t.id}
+            rowClass={(t) => t.id === selected.value ? "selected" : undefined}
+            actions={(t) => (
+              <EditButton
+                label={`Edit tenant ${t.name}`}
+                editing={t.id === selected.value}
+                onEdit={() => (selected.value = t.id)}
+              />
             )}
-          </ListState>
-        </section>
+          />
+        </Panel>
         <div class="stack">
           <section class="panel">
             <CreateTenantForm

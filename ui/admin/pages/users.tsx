@@ -1,11 +1,12 @@
 /** Users: create them in a tenant, edit name, e-mail and quota, see storage used per user. */
 import { type Signal, useSignal } from "@preact/signals";
 import { api, type Tenant, type User } from "../api.ts";
-import { ListState, UsageBar, useLoaded } from "../components/data.tsx";
-import { Form, SelectField, SubmitButton, TextField } from "../../shared/fields.tsx";
-import { errorsOf, type FormState, useForm } from "../../shared/form.ts";
+import { Items, UsageBar, useLoaded } from "../components/data.tsx";
+import { FilterSelect, Panel } from "../components/panel.tsx";
+import { EditButton, ListTable } from "../components/table.tsx";
+import { Form, SelectField, SubmitRow, TextField } from "../../shared/fields.tsx";
+import { errorsOf, type FormState, useForm, validName } from "../../shared/form.ts";
 import { parseQuota, QUOTA_UNITS, quotaParts } from "../quota.ts";
-import { validName } from "./tenants.tsx";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -24,6 +25,15 @@ function validAccountId(id: string): string | null {
   if (t.length > 254) return "The account id must be at most 254 characters.";
   if (/[\s/\\]/.test(t)) return "The account id must not contain spaces or slashes.";
   return null;
+}
+
+/** The checks the create and the edit form share; `quota` is what parseQuota made of it. */
+function profileErrors(email: string, name: string, quota: number | string | undefined) {
+  return {
+    email: validEmail(email),
+    name: validName(name, "display name"),
+    quotaBytes: typeof quota === "string" && quota,
+  };
 }
 
 function QuotaFields(
@@ -66,21 +76,18 @@ function CreateUserForm({ tenants, onCreated }: { tenants: Tenant[]; onCreated: 
   const created = useSignal<string | null>(null);
 
   const quota = () => amount.value.trim() === "" ? undefined : parseQuota(amount.value, unit.value);
+  const validate = () =>
+    errorsOf({
+      tenantId: !tenantId.value && "Choose the user's tenant.",
+      accountId: validAccountId(accountId.value),
+      ...profileErrors(email.value, name.value, quota()),
+    });
   return (
     <Form
       form={form}
       label="Create a user"
       onSubmit={(e) =>
-        form.submit(e, () => {
-          const q = quota();
-          return errorsOf({
-            tenantId: !tenantId.value && "Choose the user's tenant.",
-            accountId: validAccountId(accountId.value),
-            email: validEmail(email.value),
-            name: validName(name.value, "display name"),
-            quotaBytes: typeof q === "string" && q,
-          });
-        }, async () => {
+        form.submit(e, validate, async () => {
           const q = quota();
           const user = await api.createUser({
             tenantId: Number(tenantId.value),
@@ -111,9 +118,7 @@ function CreateUserForm({ tenants, onCreated }: { tenants: Tenant[]; onCreated: 
       <TextField form={form} name="email" label="E-mail" type="email" required value={email} />
       <TextField form={form} name="name" label="Display name" required value={name} />
       <QuotaFields form={form} amount={amount} unit={unit} optional />
-      <div class="actions">
-        <SubmitButton form={form} busyLabel="Creating…">Create user</SubmitButton>
-      </div>
+      <SubmitRow form={form} busyLabel="Creating…">Create user</SubmitRow>
       <p class="status" role="status">{created.value}</p>
     </Form>
   );
@@ -127,19 +132,14 @@ function EditUserForm({ user, onSaved }: { user: User; onSaved: () => void }) {
   const amount = useSignal(parts.amount);
   const unit = useSignal(parts.unit);
   const saved = useSignal<string | null>(null);
+  const validate = () =>
+    errorsOf(profileErrors(email.value, name.value, parseQuota(amount.value, unit.value)));
   return (
     <Form
       form={form}
       label={`Edit user ${user.accountId}`}
       onSubmit={(e) =>
-        form.submit(e, () => {
-          const q = parseQuota(amount.value, unit.value);
-          return errorsOf({
-            email: validEmail(email.value),
-            name: validName(name.value, "display name"),
-            quotaBytes: typeof q === "string" && q,
-          });
-        }, async () => {
+        form.submit(e, validate, async () => {
           await api.updateUser(user.userSeq, {
             email: email.value.trim(),
             name: name.value.trim(),
@@ -153,9 +153,7 @@ function EditUserForm({ user, onSaved }: { user: User; onSaved: () => void }) {
       <TextField form={form} name="name" label="Display name" required value={name} />
       <TextField form={form} name="email" label="E-mail" type="email" required value={email} />
       <QuotaFields form={form} amount={amount} unit={unit} />
-      <div class="actions">
-        <SubmitButton form={form} busyLabel="Saving…">Save user</SubmitButton>
-      </div>
+      <SubmitRow form={form} busyLabel="Saving…">Save user</SubmitRow>
       <p class="status" role="status">{saved.value}</p>
     </Form>
   );
@@ -172,71 +170,58 @@ export function UsersPage() {
     <>
       <h1>Users</h1>
       <div class="columns">
-        <section class="panel" aria-labelledby="user-list-title">
-          <div class="panel-head">
-            <h2 id="user-list-title">Storage per user</h2>
-            <div class="field inline">
-              <label for="user-filter">Tenant</label>
-              <select
-                id="user-filter"
-                value={filter.value}
-                onChange={(e) => (filter.value = e.currentTarget.value)}
-              >
-                <option value="">All tenants</option>
-                {(tenants.data.value ?? []).map((t) => (
-                  <option key={t.id} value={String(t.id)}>{t.name}</option>
-                ))}
-              </select>
-            </div>
-          </div>
-          <ListState loaded={users} empty="No users yet.">
-            {(items) => (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Account</th>
-                    <th scope="col">Tenant</th>
-                    <th scope="col">Storage used</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((u) => (
-                    <tr
-                      key={u.userSeq}
-                      class={u.userSeq === editing.value ? "selected" : undefined}
-                    >
-                      <td data-label="Account">
-                        <strong>{u.accountId}</strong>
-                        <span class="sub">{u.name} · {u.email} · seq {u.userSeq}</span>
-                      </td>
-                      <td data-label="Tenant">{tenantName(u.tenantId)}</td>
-                      <td data-label="Storage used">
-                        <UsageBar
-                          used={u.usedBytes}
-                          quota={u.quotaBytes}
-                          label={`Storage used by ${u.accountId}`}
-                        />
-                      </td>
-                      <td>
-                        <button
-                          type="button"
-                          aria-label={`Edit user ${u.accountId}`}
-                          aria-pressed={u.userSeq === editing.value}
-                          onClick={() => (editing.value = u.userSeq)}
-                        >
-                          Edit
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+        <Panel
+          id="user-list-title"
+          title="Storage per user"
+          tools={
+            <FilterSelect
+              id="user-filter"
+              label="Tenant"
+              all="All tenants"
+              value={filter}
+              options={(tenants.data.value ?? []).map((t) => ({
+                value: String(t.id),
+                label: t.name,
+              }))}
+            />
+          }
+        >
+          <ListTable
+            loaded={users}
+            empty="No users yet."
+            columns={[
+              {
+                label: "Account",
+                cell: (u) => (
+                  <>
+                    <strong>{u.accountId}</strong>
+                    <span class="sub">{u.name} · {u.email} · seq {u.userSeq}</span>
+                  </>
+                ),
+              },
+              { label: "Tenant", cell: (u) => tenantName(u.tenantId) },
+              {
+                label: "Storage used",
+                cell: (u) => (
+                  <UsageBar
+                    used={u.usedBytes}
+                    quota={u.quotaBytes}
+                    label={`Storage used by ${u.accountId}`}
+                  />
+                ),
+              },
+            ]}
+            rowKey={(u) => u.userSeq}
+            rowClass={(u) => u.userSeq === editing.value ? "selected" : undefined}
+            actions={(u) => (
+              <EditButton
+                label={`Edit user ${u.accountId}`}
+                editing={u.userSeq === editing.value}
+                onEdit={() => (editing.value = u.userSeq)}
+              />
             )}
-          </ListState>
-        </section>
+          />
+        </Panel>
         <div class="stack">
           {current && (
             <section class="panel">
@@ -244,11 +229,12 @@ export function UsersPage() {
             </section>
           )}
           <section class="panel">
-            {tenants.data.value
-              ? tenants.data.value.length
-                ? <CreateUserForm tenants={tenants.data.value} onCreated={users.reload} />
-                : <p class="muted">Create a tenant first: every user belongs to one.</p>
-              : <p class="muted" role="status">Loading…</p>}
+            <Items
+              items={tenants.data.value}
+              empty="Create a tenant first: every user belongs to one."
+            >
+              {(items) => <CreateUserForm tenants={items} onCreated={users.reload} />}
+            </Items>
           </section>
         </div>
       </div>

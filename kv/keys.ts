@@ -1,0 +1,281 @@
+/**
+ * The data model in one place: every Deno KV key family the service stores, its tuple shape,
+ * the value under it, and the one module that writes it. Modules build keys only through the
+ * builders below (no raw key tuples elsewhere) and write only the families they own; a module
+ * that needs another family changed in its commit calls the owner's helper, which adds the
+ * mutation to the caller's atomic operation. `kv/keys_test.ts` holds every module to this.
+ *
+ * This module imports nothing, so every layer (blob stores included) may use it.
+ */
+
+/** One key family: who writes it, the tuple it is keyed by, and what is stored there. */
+export interface Family {
+  owner: string;
+  shape: string;
+  /** The stored value: a type declared in the owner module, or a plain JSON shape. */
+  value: string;
+}
+
+export const FAMILIES = {
+  // ------------------------------------------------------------ identity
+  tenant: { owner: "kv/identity/tenants.ts", shape: "[tenant, tenantId]", value: "Tenant" },
+  user: { owner: "kv/identity/users.ts", shape: "[user, userSeq]", value: "User" },
+  user_by_account: {
+    owner: "kv/identity/users.ts",
+    shape: "[user_by_account, lowercase accountId]",
+    value: "userSeq",
+  },
+  user_by_email: {
+    owner: "kv/identity/users.ts",
+    shape: "[user_by_email, lowercase email]",
+    value: "userSeq",
+  },
+  user_by_tenant: {
+    owner: "kv/identity/users.ts",
+    shape: "[user_by_tenant, tenantId, userSeq]",
+    value: "userSeq",
+  },
+  api_key: { owner: "kv/identity/api_keys.ts", shape: "[api_key, keyId]", value: "StoredApiKey" },
+  api_key_by_user: {
+    owner: "kv/identity/api_keys.ts",
+    shape: "[api_key_by_user, userSeq, keyId]",
+    value: "keyId",
+  },
+  admin_token: {
+    owner: "kv/identity/admin_token.ts",
+    shape: "[admin_token]",
+    value: "{ hash, createdAt } (SHA-256 of a generated token)",
+  },
+
+  // ------------------------------------------------------------ tree
+  res: { owner: "kv/tree/resources.ts", shape: "[res, rs]", value: "Resource" },
+  res_name: {
+    owner: "kv/tree/resources.ts",
+    shape: "[res_name, ownerSeq, parentRs or 0, NFC lowercase name]",
+    value: "rs (unique name per folder)",
+  },
+  res_by_size: {
+    owner: "kv/tree/resources.ts",
+    shape: "[res_by_size, ownerSeq, parentRs or 0, size, rs]",
+    value: "rs",
+  },
+  res_by_update: {
+    owner: "kv/tree/resources.ts",
+    shape: "[res_by_update, ownerSeq, parentRs or 0, updatedAt, rs]",
+    value: "rs",
+  },
+  res_trash: {
+    owner: "kv/tree/resources.ts",
+    shape: "[res_trash, ownerSeq, rs]",
+    value: "rs (top-level trashed items)",
+  },
+  res_version: {
+    owner: "kv/tree/resources.ts",
+    shape: "[res_version, rs, version]",
+    value: "ContentVersion",
+  },
+  lock: { owner: "kv/tree/locks.ts", shape: "[lock, rs]", value: "Lock" },
+  lock_owner: {
+    owner: "kv/tree/locks.ts",
+    shape: "[lock_owner, ownerSeq, rs]",
+    value: "true (the owner's locked documents)",
+  },
+  lock_stamp: {
+    owner: "kv/tree/locks.ts",
+    shape: "[lock_stamp, ownerSeq]",
+    value: "ms of the owner's latest new lock",
+  },
+  lock_release: {
+    owner: "kv/tree/locks.ts",
+    shape: "[lock_release, releasedAt, rs]",
+    value: "LockRelease",
+  },
+  usage: { owner: "kv/tree/usage.ts", shape: "[usage, userSeq]", value: "bytes" },
+  trash_purge: {
+    owner: "kv/tree/trash.ts",
+    shape: "[trash_purge, rs]",
+    value: "true (a purge of rs has started)",
+  },
+  download_token: {
+    owner: "kv/tree/download_tokens.ts",
+    shape: "[download_token, token]",
+    value: "DownloadToken",
+  },
+
+  // ------------------------------------------------------------ sharing
+  share: { owner: "kv/sharing/share_writes.ts", shape: "[share, shareSeq]", value: "Share" },
+  share_by_res: {
+    owner: "kv/sharing/share_writes.ts",
+    shape: "[share_by_res, rs]",
+    value: "shareSeq",
+  },
+  share_by_owner: {
+    owner: "kv/sharing/share_writes.ts",
+    shape: "[share_by_owner, ownerSeq, shareSeq]",
+    value: "{ rs, type }",
+  },
+  share_link: {
+    owner: "kv/sharing/share_writes.ts",
+    shape: "[share_link, sha256(token)]",
+    value: "shareSeq",
+  },
+  share_link_list: {
+    owner: "kv/sharing/share_writes.ts",
+    shape: "[share_link_list, shareSeq]",
+    value: "rs",
+  },
+  share_type_gen: {
+    owner: "kv/sharing/share_writes.ts",
+    shape: "[share_type_gen, ownerSeq]",
+    value: "number (bumped by each share create or type change)",
+  },
+  share_visit: {
+    owner: "kv/sharing/shared_list.ts",
+    shape: "[share_visit, shareSeq, userSeq]",
+    value: "true (the user presented the link token)",
+  },
+  shared_entry: {
+    owner: "kv/sharing/shared_list.ts",
+    shape: "[shared_entry, userSeq, rs]",
+    value: "SharedEntry",
+  },
+  shared_idx: {
+    owner: "kv/sharing/shared_list.ts",
+    shape: "[shared_idx, userSeq, sort, sortValue, rs]",
+    value: "shareSeq",
+  },
+  star: { owner: "kv/sharing/shared_list.ts", shape: "[star, userSeq, rs]", value: "Star" },
+  link_access: {
+    owner: "kv/sharing/share_links.ts",
+    shape: "[link_access, sha256(accessToken)]",
+    value: "LinkAccess",
+  },
+  link_fail: {
+    owner: "kv/sharing/share_links.ts",
+    shape: "[link_fail, shareSeq]",
+    value: "FailWindow",
+  },
+  pins: { owner: "kv/sharing/pins.ts", shape: "[pins, userSeq]", value: "Pin[] (pin order)" },
+  pin: { owner: "kv/sharing/pins.ts", shape: "[pin, pinnedFolderSeq]", value: "userSeq" },
+  notify_outbox: {
+    owner: "kv/sharing/notifications.ts",
+    shape: "[notify_outbox, createdAt, id]",
+    value: "Notification",
+  },
+
+  // ------------------------------------------------------------ provider
+  adapter: {
+    owner: "provider/state/adapters.ts",
+    shape: "[adapter, name]",
+    value: "StoredAdapter",
+  },
+  adapter_secrets_key: {
+    owner: "provider/state/adapters.ts",
+    shape: "[adapter_secrets_key]",
+    value: "base64 key (only without DRIVE_SECRETS_KEY and a key file)",
+  },
+  provider_jti: {
+    owner: "provider/state/replay.ts",
+    shape: "[provider_jti, adapterName, jti]",
+    value: "{ exp } (expireIn until exp)",
+  },
+
+  // ------------------------------------------------------------ stores
+  seq: { owner: "kv/db.ts", shape: "[seq, name]", value: "last number handed out" },
+  blob: { owner: "blobs/kv.ts", shape: "[blob, blobId]", value: "BlobRecord" },
+  blob_chunk: {
+    owner: "blobs/kv.ts",
+    shape: "[blob_chunk, blobId, n]",
+    value: "bytes (a 63 KiB chunk)",
+  },
+  blob_pending: {
+    owner: "blobs/kv.ts",
+    shape: "[blob_pending, blobId]",
+    value: "ms the write started",
+  },
+} as const satisfies Record<string, Family>;
+
+export type FamilyName = keyof typeof FAMILIES;
+
+/** A key (or a prefix, with fewer parts) of one family. */
+const key = (family: FamilyName, ...parts: Deno.KvKeyPart[]): Deno.KvKey => [family, ...parts];
+
+// Builders, in the order of the table. A builder with fewer parts than the shape is a prefix
+// for kv.list.
+
+// identity
+export const tenantKey = (tenantId?: number) => key("tenant", ...opt(tenantId));
+export const userKey = (userSeq?: number) => key("user", ...opt(userSeq));
+export const userByAccountKey = (accountId: string) =>
+  key("user_by_account", accountId.toLowerCase());
+export const userByEmailKey = (email: string) => key("user_by_email", email.toLowerCase());
+export const userByTenantKey = (tenantId: number, userSeq?: number) =>
+  key("user_by_tenant", tenantId, ...opt(userSeq));
+export const apiKeyKey = (keyId?: string) => key("api_key", ...opt(keyId));
+export const apiKeyByUserKey = (userSeq: number, keyId?: string) =>
+  key("api_key_by_user", userSeq, ...opt(keyId));
+export const adminTokenKey = () => key("admin_token");
+
+// tree
+export const resourceKey = (rs?: number) => key("res", ...opt(rs));
+export const resourceNameKey = (ownerSeq: number, parent: number, nameKey?: string) =>
+  key("res_name", ownerSeq, parent, ...opt(nameKey));
+export const bySizeKey = (ownerSeq: number, parent: number, size?: number, rs?: number) =>
+  key("res_by_size", ownerSeq, parent, ...opt(size), ...opt(rs));
+export const byUpdateKey = (ownerSeq: number, parent: number, updatedAt?: number, rs?: number) =>
+  key("res_by_update", ownerSeq, parent, ...opt(updatedAt), ...opt(rs));
+export const trashIndexKey = (ownerSeq: number, rs?: number) =>
+  key("res_trash", ownerSeq, ...opt(rs));
+export const versionKey = (rs?: number, version?: number) =>
+  key("res_version", ...opt(rs), ...opt(version));
+export const lockKey = (rs?: number) => key("lock", ...opt(rs));
+export const ownerLockKey = (ownerSeq: number, rs?: number) =>
+  key("lock_owner", ownerSeq, ...opt(rs));
+export const lockStampKey = (ownerSeq: number) => key("lock_stamp", ownerSeq);
+export const lockReleaseKey = (releasedAt?: number, rs?: number) =>
+  key("lock_release", ...opt(releasedAt), ...opt(rs));
+export const usageKey = (userSeq: number) => key("usage", userSeq);
+export const purgeMarkerKey = (rs: number) => key("trash_purge", rs);
+export const downloadTokenKey = (token: string) => key("download_token", token);
+
+// sharing (share_link and link_access are keyed by a SHA-256 the caller computes, so a token
+// never sits in a key)
+export const shareKey = (shareSeq: number) => key("share", shareSeq);
+export const shareByResKey = (rs: number) => key("share_by_res", rs);
+export const shareByOwnerKey = (ownerSeq: number, shareSeq?: number) =>
+  key("share_by_owner", ownerSeq, ...opt(shareSeq));
+export const shareLinkKey = (tokenHash: string) => key("share_link", tokenHash);
+export const shareLinkListKey = (shareSeq?: number) => key("share_link_list", ...opt(shareSeq));
+export const shareTypeGenKey = (ownerSeq: number) => key("share_type_gen", ownerSeq);
+export const shareVisitKey = (shareSeq: number, userSeq?: number) =>
+  key("share_visit", shareSeq, ...opt(userSeq));
+export const sharedEntryKey = (userSeq: number, rs: number) => key("shared_entry", userSeq, rs);
+export const sharedIndexKey = (
+  userSeq: number,
+  sort: string,
+  sortValue?: Deno.KvKeyPart,
+  rs?: number,
+) => key("shared_idx", userSeq, sort, ...opt(sortValue), ...opt(rs));
+export const starKey = (userSeq: number, rs: number) => key("star", userSeq, rs);
+export const linkAccessKey = (accessTokenHash: string) => key("link_access", accessTokenHash);
+export const linkFailKey = (shareSeq: number) => key("link_fail", shareSeq);
+export const pinsKey = (userSeq: number) => key("pins", userSeq);
+export const pinKey = (pinnedFolderSeq: number) => key("pin", pinnedFolderSeq);
+export const outboxKey = (createdAt?: number, id?: string) =>
+  key("notify_outbox", ...opt(createdAt), ...opt(id));
+
+// provider
+export const adapterKey = (name?: string) => key("adapter", ...opt(name));
+export const adapterSecretsKeyKey = () => key("adapter_secrets_key");
+export const jtiKey = (adapterName: string, jti: string) => key("provider_jti", adapterName, jti);
+
+// stores
+export const seqKey = (name: string) => key("seq", name);
+export const blobKey = (blobId?: string) => key("blob", ...opt(blobId));
+export const blobChunkKey = (blobId: string, n?: number) => key("blob_chunk", blobId, ...opt(n));
+export const blobPendingKey = (blobId?: string) => key("blob_pending", ...opt(blobId));
+
+/** Optional trailing key parts: present ones are appended, absent ones make a prefix. */
+function opt(part: Deno.KvKeyPart | undefined): Deno.KvKeyPart[] {
+  return part === undefined ? [] : [part];
+}

@@ -1,0 +1,92 @@
+/**
+ * Test support for the domain tests beside the kv/ modules (`*_test.ts`); the service never
+ * imports it. Each test gets its own `:memory:` KV with the KV blob store, so the rules are
+ * exercised through the real domain functions without HTTP, and fixtures create tenants, users,
+ * folders and files the way the service does.
+ */
+import assert from "node:assert/strict";
+import { openKvBlobStore } from "../blobs/kv.ts";
+import { readConfig } from "../config.ts";
+import type { Deps } from "./deps.ts";
+import type { ErrorCode } from "./errors.ts";
+import { createTenant } from "./identity/tenants.ts";
+import { createUser, type User } from "./identity/users.ts";
+import { createFolder, storeGeneratedFile } from "./tree/drive.ts";
+import type { Resource } from "./tree/resources.ts";
+
+/** Registers a test that runs `fn` on fresh Deps over a `:memory:` KV, closed afterwards. */
+export function domainTest(name: string, fn: (d: Deps) => Promise<void>): void {
+  Deno.test(name, async () => {
+    const kv = await Deno.openKv(":memory:");
+    try {
+      const config = readConfig({ DRIVE_KV: ":memory:", DRIVE_BLOB_STORE: "kv" });
+      await fn({ kv, blobs: openKvBlobStore(kv), config });
+    } finally {
+      kv.close();
+    }
+  });
+}
+
+/** A user in a tenant of its own (or in `tenantId`), with the default quota unless given. */
+export async function newUser(
+  d: Deps,
+  accountId: string,
+  opts: { tenantId?: number; quotaBytes?: number } = {},
+): Promise<User> {
+  const tenantId = opts.tenantId ?? (await createTenant(d.kv, `${accountId}-org`)).id;
+  return await createUser(d.kv, {
+    tenantId,
+    accountId,
+    email: `${accountId}@example.com`,
+    name: accountId,
+    quotaBytes: opts.quotaBytes ?? d.config.defaultQuotaBytes,
+  });
+}
+
+/** A folder created by its owner; a taken name fails (RESOURCE_003). */
+export function newFolder(
+  d: Deps,
+  owner: User,
+  name: string,
+  parentRs: number | null = null,
+): Promise<Resource> {
+  return createFolder(d, { ownerSeq: owner.userSeq, parentRs, name, actorSeq: owner.userSeq });
+}
+
+/** A file uploaded by its owner (the upload's quota code); a taken name fails (RESOURCE_003). */
+export function newFile(
+  d: Deps,
+  owner: User,
+  name: string,
+  content: string | Uint8Array,
+  parentRs: number | null = null,
+): Promise<Resource> {
+  return storeGeneratedFile(d, {
+    ownerSeq: owner.userSeq,
+    parentRs,
+    name,
+    actorSeq: owner.userSeq,
+    onConflict: "fail",
+    quotaCode: "RESOURCE_015",
+    reason: "upload",
+    bytes: typeof content === "string" ? new TextEncoder().encode(content) : content,
+  });
+}
+
+/**
+ * Asserts that `work` fails with the DriveError `code` (and, when given, naming `field`). A
+ * function may also throw before it returns a promise (some validate synchronously).
+ */
+export async function assertFails(
+  work: Promise<unknown> | (() => unknown),
+  code: ErrorCode,
+  field?: string,
+): Promise<void> {
+  const run = typeof work === "function" ? async () => await work() : work;
+  await assert.rejects(run, { name: "DriveError", code, ...(field ? { field } : {}) });
+}
+
+/** How many complete blobs the store holds (referenced or not). */
+export async function blobCount(d: Deps): Promise<number> {
+  return (await Array.fromAsync(d.blobs.list())).length;
+}
