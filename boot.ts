@@ -11,6 +11,7 @@ import type { Config } from "./config.ts";
 import type { Deps } from "./kv/deps.ts";
 import { initAdminToken } from "./kv/identity/admin_token.ts";
 import { indexLocksByOwner } from "./kv/tree/locks.ts";
+import { blobStoreKeys } from "./kv/keys.ts";
 
 /** Idempotent repairs every process runs once before serving (safe while others serve). */
 const STARTUP_TASKS: ReadonlyArray<(kv: Deno.Kv) => Promise<void>> = [
@@ -36,7 +37,7 @@ export async function boot(config: Config): Promise<Service> {
   try {
     const blobs = config.blobStore === "fs"
       ? await openFsBlobStore(`${config.dataDir}/blobs`)
-      : openKvBlobStore(kv);
+      : openKvBlobStore(kv, blobStoreKeys);
     const adminToken = await initAdminToken(kv, config.adminToken);
     for (const task of STARTUP_TASKS) await task(kv);
     const deps: Deps = { kv, blobs, config };

@@ -1,4 +1,4 @@
-/** Runtime configuration, read once from the environment (see runtime-and-admin.md). */
+/** Runtime configuration, read once from the environment (see ../shared/spec/runtime-and-admin.md). */
 import { Buffer } from "node:buffer";
 
 export interface Config {

@@ -7,7 +7,8 @@
  *   deno run -A bench/provider.ts     (--json: machine-readable; --mib N: document size, default 100)
  */
 import { createHash } from "node:crypto";
-import { ProviderHostClient } from "../provider/host_client.ts";
+import { AdminClient } from "../tests/helpers/admin.ts";
+import { newProviderAdapter } from "../tests/helpers/provider.ts";
 
 const MIB = 1024 * 1024;
 const mibArg = Deno.args.indexOf("--mib");
@@ -136,29 +137,11 @@ async function main() {
   try {
     await Promise.all([waitFor(`${url}/healthz`), waitFor(`${baseUrl}/healthz`)]);
     const startRss = await currentRssMiB(server.pid);
-    const admin = async (path: string, body: unknown) => {
-      const r = await fetch(`${url}/admin/api${path}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-      return await r.json();
-    };
-    const tenant = await admin("/tenants", { name: "bench" });
-    const user = await admin("/users", {
-      tenantId: tenant.id,
-      accountId: "bench",
-      email: "bench@example.com",
-      name: "bench",
-    });
-    const adapter = await admin("/adapters", { name: "bench", userSeq: user.userSeq });
-    const client = new ProviderHostClient({
-      baseUrl: url,
-      adapter: "bench",
-      secret: adapter.secret,
-      timeoutMs: 120_000,
-    });
+    const { client } = await newProviderAdapter(
+      { url, admin: new AdminClient(url, ADMIN_TOKEN) },
+      "bench",
+      { timeoutMs: 120_000 },
+    );
 
     // Request rate: signed info of a small file vs. an unauthenticated /healthz.
     const small = await client.put(["small.txt"], new TextEncoder().encode("hello"));

@@ -7,7 +7,7 @@
  * a page deep inside the list (from a cursor), and the first page sorted by name.
  * Target: every large-case median within 2x of the small case.
  */
-import { storeGeneratedFile } from "../kv/tree/drive.ts";
+import { storeGeneratedFile } from "../kv/tree/content.ts";
 import { createShare } from "../kv/sharing/share_writes.ts";
 import { startTestServer } from "../tests/helpers/server.ts";
 import { newApiUser } from "../tests/helpers/api.ts";

@@ -11,6 +11,7 @@
  * Targets: download >= 1.8x baseline, upload >= 1.2x baseline, peak RSS growth < 64 MiB.
  */
 import { createHash } from "node:crypto";
+import { AdminClient } from "../tests/helpers/admin.ts";
 
 const MiB = 1024 * 1024;
 
@@ -89,26 +90,12 @@ async function curl(args: string[]): Promise<{ status: number; bytes: number; bo
   return { status, bytes: Math.max(down, up), body: text.slice(0, cut) };
 }
 
+/** An api:read + api:write key of a new user with room for every round's uploads. */
 async function apiKey(url: string): Promise<string> {
-  const admin = async (path: string, body: unknown) => {
-    const res = await fetch(`${url}/admin/api${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return await res.json();
-  };
-  const tenant = await admin("/tenants", { name: "bench" });
-  const user = await admin("/users", {
-    tenantId: tenant.id,
-    accountId: "bench",
-    email: "bench@example.com",
-    name: "bench",
-    quotaBytes: 64 * 1024 * MiB,
-  });
-  return (await admin("/keys", { userSeq: user.userSeq, scopes: ["api:read", "api:write"] }))
-    .apiKey;
+  const admin = new AdminClient(url, ADMIN_TOKEN);
+  const tenant = await admin.createTenant("bench");
+  const user = await admin.createUser(tenant.id, "bench", { quotaBytes: 64 * 1024 * MiB });
+  return await admin.createKey(user.userSeq);
 }
 
 /** Flushes dirty pages so no write-back from earlier steps runs during a measured transfer. */

@@ -13,7 +13,6 @@ import {
   newBlobId,
   type StoredBlob,
 } from "./store.ts";
-import { blobChunkKey, blobKey, blobPendingKey } from "../kv/keys.ts";
 
 /** Below KV's 64 KiB value limit with room for the serializer's header. */
 export const KV_CHUNK = 63 * 1024;
@@ -29,9 +28,19 @@ interface BlobRecord {
   storedAt?: number;
 }
 
-export function openKvBlobStore(kv: Deno.Kv): BlobStore {
+/**
+ * Where the store keeps its records. The caller hands them in (boot() passes kv/keys.ts's
+ * blobStoreKeys), so the byte store imports nothing from the data model above it.
+ */
+export interface BlobKeys {
+  blob(blobId?: string): Deno.KvKey;
+  chunk(blobId: string, n?: number): Deno.KvKey;
+  pending(blobId?: string): Deno.KvKey;
+}
+
+export function openKvBlobStore(kv: Deno.Kv, blobKeys: BlobKeys): BlobStore {
   async function record(blobId: string): Promise<BlobRecord> {
-    const rec = await kv.get<BlobRecord>(blobKey(blobId));
+    const rec = await kv.get<BlobRecord>(blobKeys.blob(blobId));
     if (!rec.value) throw new BlobNotFoundError(blobId);
     return rec.value;
   }
@@ -45,10 +54,10 @@ export function openKvBlobStore(kv: Deno.Kv): BlobStore {
       let n = 0;
       let batch = kv.atomic();
       let pending = 0;
-      await kv.set(blobPendingKey(blobId), Date.now());
+      await kv.set(blobKeys.pending(blobId), Date.now());
       try {
         for await (const piece of coalesce(body, KV_CHUNK, opts, (i) => (info = i))) {
-          batch.set(blobChunkKey(blobId, n++), piece.slice());
+          batch.set(blobKeys.chunk(blobId, n++), piece.slice());
           if (++pending === CHUNKS_PER_COMMIT) {
             await batch.commit();
             batch = kv.atomic();
@@ -56,7 +65,7 @@ export function openKvBlobStore(kv: Deno.Kv): BlobStore {
           }
         }
         batch.set(
-          blobKey(blobId),
+          blobKeys.blob(blobId),
           {
             size: info.size,
             sha256: info.sha256,
@@ -64,11 +73,11 @@ export function openKvBlobStore(kv: Deno.Kv): BlobStore {
             chunks: n,
             storedAt: Date.now(),
           } satisfies BlobRecord,
-        ).delete(blobPendingKey(blobId));
+        ).delete(blobKeys.pending(blobId));
         await batch.commit();
       } catch (err) {
-        await deletePrefix(kv, blobChunkKey(blobId)).catch(() => {});
-        await kv.delete(blobPendingKey(blobId)).catch(() => {});
+        await deletePrefix(kv, blobKeys.chunk(blobId)).catch(() => {});
+        await kv.delete(blobKeys.pending(blobId)).catch(() => {});
         throw err;
       }
       return { blobId, ...info };
@@ -87,7 +96,9 @@ export function openKvBlobStore(kv: Deno.Kv): BlobStore {
             return;
           }
           const keys = [];
-          for (let i = next; i <= Math.min(last, next + 9); i++) keys.push(blobChunkKey(blobId, i));
+          for (let i = next; i <= Math.min(last, next + 9); i++) {
+            keys.push(blobKeys.chunk(blobId, i));
+          }
           const entries = await kv.getMany<Uint8Array[]>(keys);
           for (const entry of entries) {
             const i = entry.key[2] as number;
@@ -113,22 +124,22 @@ export function openKvBlobStore(kv: Deno.Kv): BlobStore {
     },
 
     async delete(blobId: string): Promise<void> {
-      await kv.delete(blobKey(blobId));
-      await deletePrefix(kv, blobChunkKey(blobId));
+      await kv.delete(blobKeys.blob(blobId));
+      await deletePrefix(kv, blobKeys.chunk(blobId));
     },
 
     async *list(): AsyncIterable<StoredBlob> {
-      for await (const e of kv.list<BlobRecord>({ prefix: blobKey() })) {
+      for await (const e of kv.list<BlobRecord>({ prefix: blobKeys.blob() })) {
         yield { blobId: e.key[1] as string, size: e.value.size, storedAt: e.value.storedAt ?? 0 };
       }
     },
 
     async removeAbandonedWrites(before: number): Promise<number> {
       let removed = 0;
-      for await (const e of kv.list<number>({ prefix: blobPendingKey() })) {
+      for await (const e of kv.list<number>({ prefix: blobKeys.pending() })) {
         if (e.value >= before) continue;
         const blobId = e.key[1] as string;
-        await deletePrefix(kv, blobChunkKey(blobId));
+        await deletePrefix(kv, blobKeys.chunk(blobId));
         if ((await kv.atomic().check(e).delete(e.key).commit()).ok) removed++;
       }
       return removed;

@@ -1,6 +1,6 @@
 /**
  * Where file bytes live. Two back ends (`fs`, `kv`) implement this one interface and pass the
- * same contract tests (tests/blob_store_test.ts). Metadata (which blob is a file's content)
+ * same contract tests (blobs/store_test.ts). Metadata (which blob is a file's content)
  * lives in KV resources; a blob becomes visible only when a resource record points at it.
  */
 import { createHash } from "node:crypto";
@@ -26,7 +26,7 @@ export interface ByteRange {
   end: number;
 }
 
-/** A complete blob as the orphan sweep sees it (kv/blob_sweep.ts). */
+/** A complete blob as the orphan sweep sees it (kv/tree/blob_sweep.ts). */
 export interface StoredBlob {
   blobId: string;
   size: number;

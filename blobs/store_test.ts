@@ -1,4 +1,4 @@
-/** One contract, both blob stores: what kv/drive.ts relies on from `BlobStore`. */
+/** One contract, both blob stores: what kv/tree/content.ts relies on from `BlobStore`. */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { openFsBlobStore } from "./fs.ts";
@@ -10,6 +10,7 @@ import {
   BlobTooLargeError,
 } from "./store.ts";
 import { testBytes } from "../tests/helpers/bytes.ts";
+import { blobStoreKeys } from "../kv/keys.ts";
 
 const MiB = 1024 * 1024;
 
@@ -40,7 +41,7 @@ const FIXTURES: Record<"fs" | "kv", () => Promise<Fixture>> = {
   async kv() {
     const kv = await Deno.openKv(":memory:");
     return {
-      store: openKvBlobStore(kv),
+      store: openKvBlobStore(kv, blobStoreKeys),
       async leftovers() {
         let n = 0;
         for (const prefix of [["blob"], ["blob_chunk"], ["blob_pending"]]) {

@@ -274,6 +274,8 @@ export const seqKey = (name: string) => key("seq", name);
 export const blobKey = (blobId?: string) => key("blob", ...opt(blobId));
 export const blobChunkKey = (blobId: string, n?: number) => key("blob_chunk", blobId, ...opt(n));
 export const blobPendingKey = (blobId?: string) => key("blob_pending", ...opt(blobId));
+/** What blobs/kv.ts needs; boot() hands it over, so the byte store imports nothing from kv/. */
+export const blobStoreKeys = { blob: blobKey, chunk: blobChunkKey, pending: blobPendingKey };
 
 /** Optional trailing key parts: present ones are appended, absent ones make a prefix. */
 function opt(part: Deno.KvKeyPart | undefined): Deno.KvKeyPart[] {

@@ -2,29 +2,45 @@
  * Test support for the domain tests beside the kv/ modules (`*_test.ts`); the service never
  * imports it. Each test gets its own `:memory:` KV with the KV blob store, so the rules are
  * exercised through the real domain functions without HTTP, and fixtures create tenants, users,
- * folders and files the way the service does.
+ * folders, files and shares (and trash them) the way the service does.
  */
 import assert from "node:assert/strict";
 import { openKvBlobStore } from "../blobs/kv.ts";
 import { readConfig } from "../config.ts";
 import type { Deps } from "./deps.ts";
-import type { ErrorCode } from "./errors.ts";
-import { createTenant } from "./identity/tenants.ts";
+import { DriveError, type ErrorCode } from "./errors.ts";
+import { createTenant, type Tenant } from "./identity/tenants.ts";
 import { createUser, type User } from "./identity/users.ts";
-import { createFolder, storeGeneratedFile } from "./tree/drive.ts";
+import { createShare, type ShareInput } from "./sharing/share_writes.ts";
+import type { Share } from "./sharing/shares.ts";
+import { createFolder } from "./tree/folders.ts";
+import { storeGeneratedFile } from "./tree/content.ts";
+import { trashResource } from "./tree/moves.ts";
 import type { Resource } from "./tree/resources.ts";
+import { blobStoreKeys } from "./keys.ts";
 
-/** Registers a test that runs `fn` on fresh Deps over a `:memory:` KV, closed afterwards. */
-export function domainTest(name: string, fn: (d: Deps) => Promise<void>): void {
-  Deno.test(name, async () => {
+/**
+ * Registers a test that runs `fn` on fresh Deps over a `:memory:` KV, closed afterwards; `t`
+ * is there for tests made of steps.
+ */
+export function domainTest(
+  name: string,
+  fn: (d: Deps, t: Deno.TestContext) => Promise<void>,
+): void {
+  Deno.test(name, async (t) => {
     const kv = await Deno.openKv(":memory:");
     try {
       const config = readConfig({ DRIVE_KV: ":memory:", DRIVE_BLOB_STORE: "kv" });
-      await fn({ kv, blobs: openKvBlobStore(kv), config });
+      await fn({ kv, blobs: openKvBlobStore(kv, blobStoreKeys), config }, t);
     } finally {
       kv.close();
     }
   });
+}
+
+/** A tenant (organization) with the default share policy. */
+export function newTenant(d: Deps, name: string): Promise<Tenant> {
+  return createTenant(d.kv, name);
 }
 
 /** A user in a tenant of its own (or in `tenantId`), with the default quota unless given. */
@@ -73,6 +89,21 @@ export function newFile(
   });
 }
 
+/** A share of `resource` made by its owner (`input` as the external API takes it). */
+export function newShare(
+  d: Deps,
+  owner: User,
+  resource: Resource,
+  input: ShareInput,
+): Promise<Share> {
+  return createShare(d, owner, resource.rs, input);
+}
+
+/** Moves `resource` (and whatever is below it) to the trash, as `actor`. */
+export async function trash(d: Deps, actor: User, resource: Resource): Promise<void> {
+  await trashResource(d, { rs: resource.rs, actorSeq: actor.userSeq });
+}
+
 /**
  * Asserts that `work` fails with the DriveError `code` (and, when given, naming `field`). A
  * function may also throw before it returns a promise (some validate synchronously).
@@ -89,4 +120,19 @@ export async function assertFails(
 /** How many complete blobs the store holds (referenced or not). */
 export async function blobCount(d: Deps): Promise<number> {
   return (await Array.fromAsync(d.blobs.list())).length;
+}
+
+/**
+ * Awaits calls racing each other and asserts that every one that failed did so with the
+ * DriveError `code`; returns the values of those that succeeded, in call order.
+ */
+export async function raceWinners<T>(racing: Promise<T>[], code: ErrorCode): Promise<T[]> {
+  const results = await Promise.allSettled(racing);
+  for (const r of results) {
+    if (r.status === "rejected") {
+      assert.ok(r.reason instanceof DriveError, String(r.reason));
+      assert.equal(r.reason.code, code, String(r.reason));
+    }
+  }
+  return results.flatMap((r) => r.status === "fulfilled" ? [r.value] : []);
 }

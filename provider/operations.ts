@@ -7,14 +7,10 @@ import type { Adapter } from "./state/adapters.ts";
 import type { OptionalOperation } from "./state/operations.ts";
 import { type Action, authorizeResourceAccess, type Caller } from "../kv/sharing/authorize.ts";
 import type { Deps } from "../kv/deps.ts";
-import {
-  createFolder,
-  isDriveError,
-  putContent,
-  renameResource,
-  storeNewFile,
-  trashResource,
-} from "../kv/tree/drive.ts";
+import { isDriveError } from "../kv/errors.ts";
+import { createFolder } from "../kv/tree/folders.ts";
+import { putContent, storeNewFile } from "../kv/tree/content.ts";
+import { renameResource, trashResource } from "../kv/tree/moves.ts";
 import { acquireLock, type Lock, providerLockOwner, releaseLock } from "../kv/tree/locks.ts";
 import {
   findChildByName,

@@ -237,7 +237,7 @@ Deno.test("placement rules: stores are the files directly in kv/, tests are tool
   assert.deepEqual(placementOf("kv/tree/templates/docx.ts"), "domain");
   assert.deepEqual(placementOf("config_test.ts"), "tools");
   assert.deepEqual(placementOf("api/http/multipart_parser_test.ts"), "tools");
-  assert.deepEqual(placementOf("ui/admin/components/connection_test.tsx"), "edges");
+  assert.deepEqual(placementOf("ui/admin/components/connection_check.tsx"), "edges");
   assert.deepEqual(placementOf("lib/mime.ts"), "shared");
   assert.deepEqual(placementOf("static/share.ts"), undefined);
 });

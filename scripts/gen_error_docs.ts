@@ -1,6 +1,6 @@
 /**
  * Writes docs/errors.md from the error catalog (kv/errors.ts). Run `deno task docs`;
- * tests/docs_test.ts fails when the committed file is stale.
+ * tests/runtime/docs_test.ts fails when the committed file is stale.
  */
 import { ERROR_CATALOG } from "../kv/errors.ts";
 

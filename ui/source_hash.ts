@@ -1,7 +1,7 @@
 /**
  * The fingerprint of everything the browser bundles are built from: every file under ui/ and
  * the deno.json settings that change bundle output. static/build/manifest.json records it, and
- * tests/ui_build_test.ts fails when the committed build no longer matches the sources.
+ * tests/browser/ui_build_test.ts fails when the committed build no longer matches the sources.
  */
 import { createHash } from "node:crypto";
 

@@ -216,13 +216,7 @@ export const LockReleaseSchema = z.object({
 });
 export type LockRelease = z.infer<typeof LockReleaseSchema>;
 
-export const ReleaseLockBody = z.object({
-  releasedBy: z.string().trim().min(1, "must not be empty").max(
-    200,
-    "must be at most 200 characters",
-  )
-    .optional(),
-}).strict();
+export const ReleaseLockBody = z.object({ releasedBy: Name.optional() }).strict();
 
 // ---------------------------------------------------------------- blobs
 

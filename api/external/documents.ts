@@ -5,8 +5,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { authorizeFolderTarget } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
-import { isDriveError, storeNewFile } from "../../kv/tree/drive.ts";
-import { fail } from "../../kv/errors.ts";
+import { storeNewFile } from "../../kv/tree/content.ts";
+import { fail, isDriveError } from "../../kv/errors.ts";
 import { pickTemplateLanguage, TEMPLATE_TYPES, templateFile } from "../../kv/tree/templates.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";

@@ -2,18 +2,19 @@
  * Reading files: download (attachment), the two-request download-token flow, and view (a safe
  * inline rendition). All stream from the blob store through sendFile.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { authorizeResourceAccess, type Caller } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
-import { issueDownloadToken, redeemDownloadToken } from "../../kv/tree/download_tokens.ts";
+import { redeemDownloadToken } from "../../kv/tree/download_tokens.ts";
 import type { ErrorCode } from "../../kv/errors.ts";
 import type { Resource } from "../../kv/tree/resources.ts";
 import { recordSharedOpen } from "../../kv/sharing/shared_list.ts";
 import type { ApiEnv } from "../http/auth.ts";
+import { downloadLinkOk, DownloadTokenQuery, issueDownloadLink } from "../http/download_link.ts";
 import { ok } from "../http/envelope.ts";
 import { type FileResponseOptions, sendFile } from "../http/file_response.ts";
-import { errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import { errorResponses, newOpenApiApp } from "../http/openapi.ts";
 import { seqFromPath, validQuery } from "../http/validate.ts";
 import { RsParams, SsQuery } from "../http/schemas.ts";
 
@@ -70,12 +71,7 @@ const tokenRoute = createRoute({
   summary: "Issue a short-lived download link (usable without Authorization)",
   request: { params: RsParams, query: SsQuery },
   responses: {
-    ...jsonOk(
-      z.object({
-        linkUrl: z.string().openapi({ example: "/api/external/v1/files/download?dt=..." }),
-      }),
-      "A server-relative link valid for 5 minutes",
-    ),
+    ...downloadLinkOk("file"),
     ...errorResponses("RESOURCE_002", "RESOURCE_006", "PERMISSION_002", "PERMISSION_004"),
   },
 });
@@ -118,13 +114,7 @@ export function filesDownloadApi(d: Deps) {
     const { ss } = c.req.valid("query");
     const caller = c.get("caller");
     await authorizedFile(d, caller, resourceSeq, ss, "download");
-    const token = await issueDownloadToken(d.kv, {
-      kind: "file",
-      rs: resourceSeq,
-      caller: { userSeq: caller.userSeq, tenantId: caller.tenantId },
-      ss: ss ?? null,
-    });
-    return ok(c, { linkUrl: `/api/external/v1/files/download?dt=${token}` }, 200);
+    return ok(c, await issueDownloadLink(d.kv, "file", resourceSeq, caller, ss), 200);
   });
 
   // Public (see PUBLIC_PATHS in api/external/index.ts): the token stands for its issuer's
@@ -158,11 +148,7 @@ export function filesDownloadApi(d: Deps) {
     tags: ["Files"],
     summary: "Download with a token from /files/{resourceSeq}/download-token (no Authorization)",
     security: [],
-    request: {
-      query: z.object({
-        dt: z.string().openapi({ param: { name: "dt", in: "query" }, description: "Token" }),
-      }),
-    },
+    request: { query: DownloadTokenQuery },
     responses: fileResponses("RESOURCE_009"),
   });
 

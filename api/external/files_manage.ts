@@ -7,7 +7,8 @@ import {
   type Caller,
 } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
-import { copyFile, moveFileToDrive, renameResource, trashResource } from "../../kv/tree/drive.ts";
+import { copyFile } from "../../kv/tree/content.ts";
+import { moveFileToDrive, renameResource, trashResource } from "../../kv/tree/moves.ts";
 import { fail } from "../../kv/errors.ts";
 import { listVersions, type Resource, toIso } from "../../kv/tree/resources.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
@@ -19,7 +20,9 @@ import {
   ResourceItemSchema,
   RsParams,
   SsQuery,
+  toCreatedResource,
   toResourceItem,
+  toTrashedResource,
   TrashedResourceSchema,
 } from "../http/schemas.ts";
 
@@ -132,12 +135,24 @@ async function authorizedFile(
   return (await authorizeResourceAccess(d.kv, caller, { rs, ss, type: "FILE" }, action)).resource;
 }
 
-/** Where a move or copy goes: folder `pfs` of drive `ts` (upload permission), or the caller's root. */
-function destination(d: Deps, caller: Caller, body: z.infer<typeof TargetBody>) {
+/**
+ * The input of a move (`action` edit) or copy (download) of file `rs`, once the caller may do
+ * that to the file: it goes to folder `pfs` of drive `ts` (upload permission), or to the caller's
+ * drive root.
+ */
+async function transferInput(
+  d: Deps,
+  caller: Caller,
+  rs: number,
+  body: z.infer<typeof TargetBody>,
+  action: "edit" | "download",
+) {
+  await authorizedFile(d, caller, rs, body.ss, action);
   if (body.pfs == null && body.ts != null && body.ts !== caller.userSeq) {
     fail("REQUEST_001", "pfs: required when ts names another user's drive", "pfs");
   }
-  return authorizeFolderTarget(d.kv, caller, { pfs: body.pfs, ss: body.ts }, "upload");
+  const to = await authorizeFolderTarget(d.kv, caller, { pfs: body.pfs, ss: body.ts }, "upload");
+  return { rs, destOwnerSeq: to.ownerSeq, destParentRs: to.parentRs, actorSeq: caller.userSeq };
 }
 
 export function filesManageApi(d: Deps) {
@@ -163,32 +178,15 @@ export function filesManageApi(d: Deps) {
 
   app.openapi(moveRoute, async (c) => {
     const { resourceSeq } = c.req.valid("param");
-    const body = c.req.valid("json");
-    const caller = c.get("caller");
-    await authorizedFile(d, caller, resourceSeq, body.ss, "edit");
-    const target = await destination(d, caller, body);
-    const moved = await moveFileToDrive(d, {
-      rs: resourceSeq,
-      destOwnerSeq: target.ownerSeq,
-      destParentRs: target.parentRs,
-      actorSeq: caller.userSeq,
-    });
-    return ok(c, toResourceItem(moved), 200);
+    const input = await transferInput(d, c.get("caller"), resourceSeq, c.req.valid("json"), "edit");
+    return ok(c, toResourceItem(await moveFileToDrive(d, input)), 200);
   });
 
   app.openapi(copyRoute, async (c) => {
     const { resourceSeq } = c.req.valid("param");
     const body = c.req.valid("json");
-    const caller = c.get("caller");
-    await authorizedFile(d, caller, resourceSeq, body.ss, "download");
-    const target = await destination(d, caller, body);
-    const copy = await copyFile(d, {
-      rs: resourceSeq,
-      destOwnerSeq: target.ownerSeq,
-      destParentRs: target.parentRs,
-      actorSeq: caller.userSeq,
-    });
-    return ok(c, { resourceSeq: copy.rs, resourceName: copy.name }, 201);
+    const input = await transferInput(d, c.get("caller"), resourceSeq, body, "download");
+    return ok(c, toCreatedResource(await copyFile(d, input)), 201);
   });
 
   app.openapi(deleteRoute, async (c) => {
@@ -197,7 +195,7 @@ export function filesManageApi(d: Deps) {
     const caller = c.get("caller");
     await authorizedFile(d, caller, resourceSeq, ss, "delete");
     const trashed = await trashResource(d, { rs: resourceSeq, actorSeq: caller.userSeq });
-    return ok(c, { resourceSeq, trashedAt: toIso(trashed.trashedAt!) }, 200);
+    return ok(c, toTrashedResource(trashed), 200);
   });
 
   app.openapi(versionsRoute, async (c) => {

@@ -2,12 +2,12 @@
  * POST /files: streamed multipart upload as a new file (st=duplicate), a new version of `rs`
  * (st=version) or a replacement of it (st=overwrite). Fields before the file part decide the
  * target, permissions and quota before any byte is stored; the bytes go straight to the blob
- * store and one KV commit makes them visible (kv/tree/drive.ts).
+ * store and one KV commit makes them visible (kv/tree/content.ts).
  */
 import { z } from "@hono/zod-openapi";
 import { authorizeFolderTarget, authorizeResourceAccess } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
-import { freeQuota, putContent, storeNewFile } from "../../kv/tree/drive.ts";
+import { freeQuota, putContent, storeNewFile } from "../../kv/tree/content.ts";
 import { fail } from "../../kv/errors.ts";
 import { validateName } from "../../kv/tree/resources.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
@@ -15,7 +15,7 @@ import { ok } from "../http/envelope.ts";
 import { openMultipartUpload } from "../http/multipart.ts";
 import { errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
 import { validValue } from "../http/validate.ts";
-import { CreatedResourceSchema } from "../http/schemas.ts";
+import { CreatedResourceSchema, toCreatedResource } from "../http/schemas.ts";
 
 /** Form fields are strings; "" and "null" mean "not given" (ss is null for the own drive). */
 const formSeq = (name: string, description: string) =>
@@ -85,7 +85,7 @@ export function filesUploadApi(d: Deps) {
           onConflict: "rename",
           reason: "upload",
         });
-        return ok(c, { resourceSeq: file.rs, resourceName: file.name }, 201);
+        return ok(c, toCreatedResource(file), 201);
       }
       if (fields.rs === undefined) {
         fail("RESOURCE_016", `rs is required when st is ${fields.st}`, "rs");
@@ -105,7 +105,7 @@ export function filesUploadApi(d: Deps) {
         reason: fields.st,
         lockOwner: null,
       });
-      return ok(c, { resourceSeq: file.rs, resourceName: file.name }, 201);
+      return ok(c, toCreatedResource(file), 201);
     } finally {
       await upload.close();
     }

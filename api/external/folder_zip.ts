@@ -6,18 +6,19 @@
  * comes, never buffered. Sizes travel with the entries so client-zip writes ZIP64 records for
  * files or offsets past 4 GiB.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { downloadZip, predictLength } from "client-zip";
 import { authorizeResourceAccess } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
-import { issueDownloadToken, redeemDownloadToken } from "../../kv/tree/download_tokens.ts";
+import { redeemDownloadToken } from "../../kv/tree/download_tokens.ts";
 import { fail } from "../../kv/errors.ts";
 import { iterateSubtree, type Resource } from "../../kv/tree/resources.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { contentDisposition } from "../http/content_disposition.ts";
+import { downloadLinkOk, DownloadTokenQuery, issueDownloadLink } from "../http/download_link.ts";
 import { ok } from "../http/envelope.ts";
 import { RsParams, SsQuery } from "../http/schemas.ts";
-import { errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import { errorResponses, newOpenApiApp } from "../http/openapi.ts";
 
 /** Enough for any folder a person downloads at once; the walk holds ~100 bytes per entry. */
 export const MAX_ZIP_ENTRIES = 100_000;
@@ -29,12 +30,7 @@ const tokenRoute = createRoute({
   summary: "Issue a short-lived link that downloads the folder as a ZIP (no Authorization)",
   request: { params: RsParams, query: SsQuery },
   responses: {
-    ...jsonOk(
-      z.object({
-        linkUrl: z.string().openapi({ example: "/api/external/v1/folders/download?dt=..." }),
-      }),
-      "A server-relative link valid for 5 minutes",
-    ),
+    ...downloadLinkOk("folder"),
     ...errorResponses("RESOURCE_002", "RESOURCE_005", "PERMISSION_002", "PERMISSION_004"),
   },
 });
@@ -130,13 +126,7 @@ export function folderZipApi(d: Deps) {
       { rs: resourceSeq, ss, type: "FOLDER" },
       "download",
     );
-    const token = await issueDownloadToken(d.kv, {
-      kind: "folder",
-      rs: resourceSeq,
-      caller: { userSeq: caller.userSeq, tenantId: caller.tenantId },
-      ss: ss ?? null,
-    });
-    return ok(c, { linkUrl: `/api/external/v1/folders/download?dt=${token}` }, 200);
+    return ok(c, await issueDownloadLink(d.kv, "folder", resourceSeq, caller, ss), 200);
   });
 
   // Public (PUBLIC_PATHS in api/external/index.ts): the token stands for its issuer, whose
@@ -165,11 +155,7 @@ export function folderZipApi(d: Deps) {
     tags: ["Folders"],
     summary: "Download a folder as a ZIP with a token from /folders/{resourceSeq}/download-token",
     security: [],
-    request: {
-      query: z.object({
-        dt: z.string().openapi({ param: { name: "dt", in: "query" }, description: "Token" }),
-      }),
-    },
+    request: { query: DownloadTokenQuery },
     responses: {
       200: {
         description: "application/zip (UTF-8 names, folder entries, ZIP64 when needed), " +

@@ -7,15 +7,10 @@ import {
   type Caller,
 } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
-import {
-  createFolder,
-  isDriveError,
-  moveResource,
-  renameResource,
-  trashResource,
-} from "../../kv/tree/drive.ts";
-import { fail } from "../../kv/errors.ts";
-import { type Resource, toIso } from "../../kv/tree/resources.ts";
+import { createFolder } from "../../kv/tree/folders.ts";
+import { moveResource, renameResource, trashResource } from "../../kv/tree/moves.ts";
+import { fail, isDriveError } from "../../kv/errors.ts";
+import type { Resource } from "../../kv/tree/resources.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import { bodySeq, errorResponses, jsonBody, jsonOk, newOpenApiApp } from "../http/openapi.ts";
@@ -25,7 +20,9 @@ import {
   ResourceItemSchema,
   RsParams,
   SsQuery,
+  toCreatedResource,
   toResourceItem,
+  toTrashedResource,
   TrashedResourceSchema,
 } from "../http/schemas.ts";
 
@@ -154,7 +151,7 @@ export function foldersApi(d: Deps) {
       name: body.fn,
       actorSeq: caller.userSeq,
     });
-    return ok(c, { resourceSeq: folder.rs, resourceName: folder.name }, 201);
+    return ok(c, toCreatedResource(folder), 201);
   });
 
   app.openapi(renameFolderRoute, async (c) => {
@@ -218,7 +215,7 @@ export function foldersApi(d: Deps) {
       actorSeq: caller.userSeq,
       notFound: "RESOURCE_001",
     });
-    return ok(c, { resourceSeq, trashedAt: toIso(trashed.trashedAt!) }, 200);
+    return ok(c, toTrashedResource(trashed), 200);
   });
 
   return app;

@@ -22,6 +22,21 @@ export const EXTERNAL_BASE = "/api/external/v1";
 /** Paths reachable without an API key (the second request of a download-token flow, the docs). */
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", "/files/download", "/folders/download"]);
 
+/** The route areas mounted at the root, in the order their routes are matched and documented. */
+const AREAS = [
+  foldersApi,
+  folderZipApi,
+  resourcesApi,
+  trashApi,
+  documentsApi,
+  sharesApi,
+  sharedApi,
+  pinnedApi,
+  filesUploadApi,
+  filesDownloadApi,
+  filesManageApi,
+];
+
 export function externalApi(d: Deps) {
   const app = newOpenApiApp<ApiEnv>();
   app.onError(externalApiError);
@@ -38,17 +53,7 @@ export function externalApi(d: Deps) {
     description: "API key issued by the admin API (POST /admin/api/keys)",
   });
 
-  app.route("/", foldersApi(d));
-  app.route("/", folderZipApi(d));
-  app.route("/", resourcesApi(d));
-  app.route("/", trashApi(d));
-  app.route("/", documentsApi(d));
-  app.route("/", sharesApi(d));
-  app.route("/", sharedApi(d));
-  app.route("/", pinnedApi(d));
-  app.route("/", filesUploadApi(d));
-  app.route("/", filesDownloadApi(d));
-  app.route("/", filesManageApi(d));
+  for (const area of AREAS) app.route("/", area(d));
   app.route("/web-office", webOfficeApi(d));
 
   app.get("/docs", (c) => c.html(API_DOCS_HTML));

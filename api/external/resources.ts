@@ -13,7 +13,7 @@ import type { Deps } from "../../kv/deps.ts";
 import { listChildren } from "../../kv/tree/resources.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { errorResponses, jsonOk, newOpenApiApp, optionalSeq } from "../http/openapi.ts";
+import { errorResponses, jsonOk, newOpenApiApp, optionalSeq, queryParam } from "../http/openapi.ts";
 import { decodeCursor, encodeCursor, PageQuery } from "../http/cursor.ts";
 import {
   PermissionsSchema,
@@ -23,22 +23,20 @@ import {
   toResourceItem,
 } from "../http/schemas.ts";
 
-const query = (name: string) => ({ param: { name, in: "query" as const } });
-
 const ListQuery = PageQuery.extend({
   pfs: optionalSeq("Folder to list; omitted = the caller's drive root", "pfs").openapi(
-    query("pfs"),
+    queryParam("pfs"),
   ),
   ss: optionalSeq("Owner's user seq when the folder is shared with the caller").openapi(
-    query("ss"),
+    queryParam("ss"),
   ),
   sb: z.enum(["name", "size", "update"], { error: "sb must be name, size or update" })
     .default("name").openapi({
-      ...query("sb"),
+      ...queryParam("sb"),
       description: "Sort by name (case-insensitive), size or update time; ties by resourceSeq",
     }),
   so: z.enum(["asc", "desc"], { error: "so must be asc or desc" }).default("asc").openapi(
-    query("so"),
+    queryParam("so"),
   ),
 });
 

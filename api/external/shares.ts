@@ -106,13 +106,18 @@ const TargetsBody = z.object({
   ss: bodySeq("Owner's user seq when the caller is a re-sharing recipient"),
 }).openapi("SetShareTargetsRequest");
 
-const RecipientSchema = z.object({
+/** Who a user is, as recipients and user search results show it. */
+const UserFields = {
   userSeq: z.number().int(),
   accountId: z.string(),
   name: z.string(),
   email: z.string(),
   tenantId: z.number().int(),
   tenantName: z.string().nullable(),
+};
+
+const RecipientSchema = z.object({
+  ...UserFields,
   status: z.enum(["ACTIVE", "EXPIRED", "REMOVED"]).openapi({
     description: "ACTIVE; EXPIRED when the share expired; REMOVED when the user no longer exists",
   }),
@@ -162,12 +167,7 @@ const ShareTypesSchema = z.object({
 }).openapi("ShareTypes");
 
 const SearchItem = z.object({
-  userSeq: z.number().int(),
-  accountId: z.string(),
-  name: z.string(),
-  email: z.string(),
-  tenantId: z.number().int(),
-  tenantName: z.string().nullable(),
+  ...UserFields,
   sameTenant: z.boolean(),
   isRecipient: z.boolean(),
 }).openapi("ShareUserSearchItem");
@@ -209,6 +209,26 @@ function shareInputOf(body: z.infer<typeof ChangeShareBody>): ShareInput {
   };
 }
 
+/**
+ * UserFields of `user`; a user that no longer exists (null) shows only the seq and tenant `known`
+ * records.
+ */
+async function userFieldsView(
+  dir: ReturnType<typeof userDirectory>,
+  user: User | null,
+  known: { userSeq: number; tenantId: number },
+) {
+  const tenantId = user?.tenantId ?? known.tenantId;
+  return {
+    userSeq: known.userSeq,
+    accountId: user?.accountId ?? "",
+    name: user?.name ?? "",
+    email: user?.email ?? "",
+    tenantId,
+    tenantName: (await dir.tenant(tenantId))?.name ?? null,
+  };
+}
+
 async function recipientsView(d: Deps, share: Share) {
   const dir = userDirectory(d.kv);
   const policy = await policyOf(d.kv, share.tenantId);
@@ -216,14 +236,8 @@ async function recipientsView(d: Deps, share: Share) {
   const expired = isExpired(share);
   return await Promise.all(share.targets.map(async (t) => {
     const user = await dir.user(t.userSeq);
-    const tenant = await dir.tenant(user?.tenantId ?? t.tenantId);
     return {
-      userSeq: t.userSeq,
-      accountId: user?.accountId ?? "",
-      name: user?.name ?? "",
-      email: user?.email ?? "",
-      tenantId: user?.tenantId ?? t.tenantId,
-      tenantName: tenant?.name ?? null,
+      ...await userFieldsView(dir, user, t),
       status: !user ? "REMOVED" as const : expired ? "EXPIRED" as const : "ACTIVE" as const,
       permissions: flagsToPermissions(intersectFlags(t.flags, cap)),
       sharedAt: toIso(t.addedAt),
@@ -265,12 +279,7 @@ async function shareView(d: Deps, share: Share) {
 async function searchItemsView(d: Deps, caller: Caller, users: User[], recipients: Set<number>) {
   const dir = userDirectory(d.kv);
   return await Promise.all(users.map(async (u) => ({
-    userSeq: u.userSeq,
-    accountId: u.accountId,
-    name: u.name,
-    email: u.email,
-    tenantId: u.tenantId,
-    tenantName: (await dir.tenant(u.tenantId))?.name ?? null,
+    ...await userFieldsView(dir, u, u),
     sameTenant: u.tenantId === caller.tenantId,
     isRecipient: recipients.has(u.userSeq),
   })));
@@ -279,6 +288,22 @@ async function searchItemsView(d: Deps, caller: Caller, users: User[], recipient
 // ---------------------------------------------------------------- routes
 
 const tags = ["Shares"];
+
+/**
+ * Refusals common to creating and changing a share: the tenant's policy, the flags, the
+ * recipients, the share type fixed by the hierarchy, and who may write the share.
+ */
+const SHARE_WRITE_ERRORS = [
+  "PERMISSION_003",
+  "SHARE_002",
+  "SHARE_003",
+  "SHARE_004",
+  "SHARE_008",
+  "SHARE_009",
+  "SHARE_010",
+  "USER_001",
+] as const;
+
 const SearchQuery = z.object({
   sk: z.string({ error: "sk is required" }).trim().min(1, "must not be empty").max(254),
   ...SsQuery.shape,
@@ -309,15 +334,8 @@ const createShareRoute = createRoute({
       "AUTH_003",
       "RESOURCE_002",
       "PERMISSION_002",
-      "PERMISSION_003",
-      "SHARE_002",
-      "SHARE_003",
-      "SHARE_004",
+      ...SHARE_WRITE_ERRORS,
       "SHARE_005",
-      "SHARE_008",
-      "SHARE_009",
-      "SHARE_010",
-      "USER_001",
     ),
   },
 });
@@ -343,18 +361,7 @@ const changeShareRoute = createRoute({
   request: { params: ShareSeqParams, body: jsonBody(ChangeShareBody) },
   responses: {
     ...jsonOk(ShareSchema, "The changed share"),
-    ...errorResponses(
-      "AUTH_003",
-      "PERMISSION_003",
-      "SHARE_002",
-      "SHARE_003",
-      "SHARE_004",
-      "SHARE_006",
-      "SHARE_008",
-      "SHARE_009",
-      "SHARE_010",
-      "USER_001",
-    ),
+    ...errorResponses("AUTH_003", "SHARE_006", ...SHARE_WRITE_ERRORS),
   },
 });
 
@@ -512,23 +519,15 @@ export function sharesApi(d: Deps) {
   });
 
   app.openapi(readShareRoute, async (c) => {
-    const view = await authorizeShareRead(
-      d.kv,
-      c.get("caller"),
-      c.req.valid("param").shareSeq,
-      c.req.valid("query").ss,
-    );
+    const { ss } = c.req.valid("query");
+    const view = await authorizeShareRead(d.kv, c.get("caller"), c.req.valid("param").shareSeq, ss);
     return ok(c, await shareView(d, view.share));
   });
 
   app.openapi(changeShareRoute, async (c) => {
     const body: z.infer<typeof ChangeShareBody> = c.req.valid("json");
-    const share = await changeShare(
-      d,
-      c.get("caller"),
-      c.req.valid("param").shareSeq,
-      shareInputOf(body),
-    );
+    const { shareSeq } = c.req.valid("param");
+    const share = await changeShare(d, c.get("caller"), shareSeq, shareInputOf(body));
     return ok(c, await shareView(d, share));
   });
 
@@ -547,12 +546,8 @@ export function sharesApi(d: Deps) {
   });
 
   app.openapi(recipientsRoute, async (c) => {
-    const view = await authorizeShareRead(
-      d.kv,
-      c.get("caller"),
-      c.req.valid("param").shareSeq,
-      c.req.valid("query").ss,
-    );
+    const { ss } = c.req.valid("query");
+    const view = await authorizeShareRead(d.kv, c.get("caller"), c.req.valid("param").shareSeq, ss);
     return ok(c, { items: await recipientsView(d, view.share) });
   });
 

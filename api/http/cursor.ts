@@ -6,10 +6,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { fail } from "../../kv/errors.ts";
+import { queryParam } from "./openapi.ts";
 
 export const MAX_PAGE_SIZE = 1000;
-
-const query = (name: string) => ({ param: { name, in: "query" as const } });
 
 /** ps and cursor, shared by every cursor-paginated listing of this API. */
 export const PageQuery = z.object({
@@ -17,9 +16,9 @@ export const PageQuery = z.object({
     error: `ps must be an integer from 1 to ${MAX_PAGE_SIZE}`,
   }).min(1, { error: `ps must be at least 1` }).max(MAX_PAGE_SIZE, {
     error: `ps must be at most ${MAX_PAGE_SIZE}`,
-  }).default(100).openapi({ ...query("ps"), description: `Page size, 1 to ${MAX_PAGE_SIZE}` }),
+  }).default(100).openapi({ ...queryParam("ps"), description: `Page size, 1 to ${MAX_PAGE_SIZE}` }),
   cursor: z.string().max(2000).optional().openapi({
-    ...query("cursor"),
+    ...queryParam("cursor"),
     description: "nextCursor of the previous page, with the same other parameters",
   }),
 });

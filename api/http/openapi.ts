@@ -90,7 +90,9 @@ export function errorResponses(...codes: ErrorCode[]) {
   return out;
 }
 
-/** Path/query integer coercion with a clear message. */
+/** The OpenAPI metadata placing a parameter in the query string under `name`. */
+export const queryParam = (name: string) => ({ param: { name, in: "query" as const } });
+
 /**
  * A seq in a path or query string: plain decimal digits only (z.coerce.number would also take
  * "1e3", "0x10" or " 7 "), at most 16 of them.

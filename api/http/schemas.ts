@@ -3,7 +3,7 @@
  * fill them.
  */
 import { z } from "@hono/zod-openapi";
-import { optionalSeq, seqParam } from "./openapi.ts";
+import { optionalSeq, queryParam, seqParam } from "./openapi.ts";
 import type { Permissions } from "../../kv/sharing/authorize.ts";
 import { type Resource, toIso } from "../../kv/tree/resources.ts";
 
@@ -68,9 +68,9 @@ export const RsParams = z.object({ resourceSeq: seqParam("resourceSeq") });
 
 /** `?ss=`: the owner's user seq when the resource is shared with the caller. */
 export const SsQuery = z.object({
-  ss: optionalSeq("Owner's user seq when the resource is shared with the caller").openapi({
-    param: { name: "ss", in: "query" },
-  }),
+  ss: optionalSeq("Owner's user seq when the resource is shared with the caller").openapi(
+    queryParam("ss"),
+  ),
 });
 
 /** `data` of create folder, upload and copy: the new resource and the name it got. */
@@ -79,8 +79,17 @@ export const CreatedResourceSchema = z.object({
   resourceName: z.string(),
 }).openapi("CreatedResource");
 
+export function toCreatedResource(r: Resource): z.infer<typeof CreatedResourceSchema> {
+  return { resourceSeq: r.rs, resourceName: r.name };
+}
+
 /** `data` of file and folder delete: what went to the trash, and when. */
 export const TrashedResourceSchema = z.object({
   resourceSeq: z.number().int(),
   trashedAt: z.string().openapi({ format: "date-time" }),
 }).openapi("TrashedResource");
+
+/** `r` just moved to the trash. */
+export function toTrashedResource(r: Resource): z.infer<typeof TrashedResourceSchema> {
+  return { resourceSeq: r.rs, trashedAt: toIso(r.trashedAt!) };
+}

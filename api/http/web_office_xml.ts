@@ -44,6 +44,8 @@ const leaf = (name: string, value: string | number | boolean | null): XmlElement
   children: value === null ? [] : [String(value)],
 });
 
+const group = (name: string, children: XmlElement[]): XmlElement => ({ name, children });
+
 /**
  * A stable cursor color per user: hues a golden angle apart, so users with neighbouring seqs
  * get clearly different colors, at a lightness readable on white.
@@ -91,50 +93,38 @@ function lockElement(lock: Lock | null, lockOwner: string): XmlElement {
 
 export function infoXml(input: InfoInput): string {
   const { resource: r, permissions: p, user } = input;
-  const doc: XmlElement = {
-    name: "document",
-    children: [
-      leaf("docId", input.docId),
-      leaf("fileName", r.name),
-      leaf("size", r.size),
-      leaf("revision", r.version),
-      leaf("contentType", r.mime),
-      leaf("sha256", r.sha256),
-      leaf("createdAt", toIso(r.createdAt)),
-      leaf("updatedAt", toIso(r.updatedAt)),
-      {
-        name: "owner",
-        children: [
-          leaf("userSeq", r.ownerSeq),
-          leaf("userId", input.owner?.accountId ?? null),
-          leaf("name", input.owner?.name ?? null),
-        ],
-      },
-      leaf("app", input.app),
-      leaf("lang", input.lang),
-      {
-        name: "permissions",
-        children: [
-          leaf("view", p.canView),
-          leaf("edit", p.canEdit),
-          leaf("download", p.canDownload),
-          leaf("upload", p.canUpload),
-          leaf("share", p.canShare),
-          leaf("delete", p.canDelete),
-        ],
-      },
-      leaf("editable", input.editable),
-      lockElement(input.lock, input.lockOwner),
-      {
-        name: "collaborator",
-        children: [
-          leaf("userSeq", user.userSeq),
-          leaf("userId", user.accountId),
-          leaf("cursorName", user.name),
-          leaf("cursorColor", cursorColor(user.userSeq)),
-        ],
-      },
-    ],
-  };
+  const doc = group("document", [
+    leaf("docId", input.docId),
+    leaf("fileName", r.name),
+    leaf("size", r.size),
+    leaf("revision", r.version),
+    leaf("contentType", r.mime),
+    leaf("sha256", r.sha256),
+    leaf("createdAt", toIso(r.createdAt)),
+    leaf("updatedAt", toIso(r.updatedAt)),
+    group("owner", [
+      leaf("userSeq", r.ownerSeq),
+      leaf("userId", input.owner?.accountId ?? null),
+      leaf("name", input.owner?.name ?? null),
+    ]),
+    leaf("app", input.app),
+    leaf("lang", input.lang),
+    group("permissions", [
+      leaf("view", p.canView),
+      leaf("edit", p.canEdit),
+      leaf("download", p.canDownload),
+      leaf("upload", p.canUpload),
+      leaf("share", p.canShare),
+      leaf("delete", p.canDelete),
+    ]),
+    leaf("editable", input.editable),
+    lockElement(input.lock, input.lockOwner),
+    group("collaborator", [
+      leaf("userSeq", user.userSeq),
+      leaf("userId", user.accountId),
+      leaf("cursorName", user.name),
+      leaf("cursorColor", cursorColor(user.userSeq)),
+    ]),
+  ]);
   return `<?xml version="1.0" encoding="UTF-8"?>\n${serializeXml(doc)}\n`;
 }

@@ -21,20 +21,16 @@ import {
 import { errorEnvelope, ok } from "../http/envelope.ts";
 import { sendFile } from "../http/file_response.ts";
 import { externalApiError } from "../http/errors.ts";
+import { toResourceItem } from "../http/schemas.ts";
 import { seqFromPath, validJson, validQuery } from "../http/validate.ts";
 
 export const PUBLIC_LINKS_BASE = "/public/v1";
 const ITEMS_PAGE = 200;
 
+/** What a link shows of a resource: the fields of its item an anonymous visitor needs. */
 function publicItem(r: Resource) {
-  return {
-    resourceSeq: r.rs,
-    name: r.name,
-    type: r.type,
-    size: r.size,
-    contentType: r.mime,
-    updatedAt: toIso(r.updatedAt),
-  };
+  const { resourceSeq, name, type, size, contentType, updatedAt } = toResourceItem(r);
+  return { resourceSeq, name, type, size, contentType, updatedAt };
 }
 
 function linkPermissions(link: AnonymousLink) {

@@ -1,8 +1,8 @@
 /**
  * Share writes: create, change, set recipients, remove. Each validates (flags, tenant policy,
  * recipients, the one-type-per-hierarchy rule), then commits the share, its link keys, the
- * recipients' shared-with-me index entries (kv/shared_list.ts) and their notifications
- * (kv/notifications.ts) in one atomic write.
+ * recipients' shared-with-me index entries (kv/sharing/shared_list.ts) and their notifications
+ * (kv/sharing/notifications.ts) in one atomic write.
  */
 import {
   accessIfVisible,

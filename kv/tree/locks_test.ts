@@ -7,8 +7,9 @@
 import assert from "node:assert/strict";
 import type { Deps } from "../deps.ts";
 import type { User } from "../identity/users.ts";
-import { assertFails, domainTest, newFile, newFolder, newUser } from "../testing.ts";
-import { moveResource, putContent, renameResource, trashResource } from "./drive.ts";
+import { assertFails, domainTest, newFile, newFolder, newUser, raceWinners } from "../testing.ts";
+import { putContent } from "./content.ts";
+import { moveResource, renameResource, trashResource } from "./moves.ts";
 import {
   acquireLock,
   assertNotLockedByOther,
@@ -260,13 +261,10 @@ domainTest("the administrator releases any live lock, and the release is recorde
 domainTest("of editors racing for one document exactly one gets the lock", async (d) => {
   const alice = await newUser(d, "alice");
   const doc = await newFile(d, alice, "plan.docx", "v1");
-  const results = await Promise.allSettled(
+  const won = await raceWinners(
     Array.from({ length: 6 }, (_, i) => officeLock(d, doc.rs, `editor-${i}`)),
+    "RESOURCE_010",
   );
-  const won = results.filter((r) => r.status === "fulfilled");
   assert.equal(won.length, 1);
-  for (const r of results) {
-    if (r.status === "rejected") assert.equal(r.reason.code, "RESOURCE_010");
-  }
-  assert.equal((await getLock(d.kv, doc.rs))?.owner, won[0].value.owner);
+  assert.equal((await getLock(d.kv, doc.rs))?.owner, won[0].owner);
 });

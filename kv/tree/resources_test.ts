@@ -5,8 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { DriveError } from "../errors.ts";
-import { assertFails, domainTest, newFile, newFolder, newUser } from "../testing.ts";
-import { createFolder, renameResource } from "./drive.ts";
+import { assertFails, domainTest, newFile, newFolder, newUser, raceWinners } from "../testing.ts";
+import { createFolder } from "./folders.ts";
+import { renameResource } from "./moves.ts";
 import {
   findChildByName,
   freeName,
@@ -174,17 +175,10 @@ domainTest(
   "concurrent creates of one name: exactly one wins, the rest get RESOURCE_003",
   async (d) => {
     const alice = await newUser(d, "alice");
-    const results = await Promise.allSettled(
-      ["Shared", "shared", "SHARED", "Shared", "sHaReD", "Shared", "shared", "Shared"].map((name) =>
-        newFolder(d, alice, name)
-      ),
-    );
-    const won = results.filter((r) => r.status === "fulfilled");
+    const names = ["Shared", "shared", "SHARED", "Shared", "sHaReD", "Shared", "shared", "Shared"];
+    const won = await raceWinners(names.map((name) => newFolder(d, alice, name)), "RESOURCE_003");
     assert.equal(won.length, 1);
-    for (const r of results) {
-      if (r.status === "rejected") assert.equal(r.reason.code, "RESOURCE_003");
-    }
     const stored = await findChildByName(d.kv, alice.userSeq, null, "shared");
-    assert.equal(stored?.rs, won[0].value.rs);
+    assert.equal(stored?.rs, won[0].rs);
   },
 );

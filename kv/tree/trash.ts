@@ -1,6 +1,6 @@
 /**
  * The trash: listing, restore and permanent deletion (purge). Trashing itself is
- * trashResource in drive.ts; a trashed item keeps its parent pointer so restore can put it
+ * trashResource in moves.ts; a trashed item keeps its parent pointer so restore can put it
  * back. Trash counts toward the owner's usage until purged.
  * A purge marker (trash_purge, kv/keys.ts) says a purge of rs has started; restore refuses from
  * then on.

@@ -5,17 +5,18 @@
  */
 import assert from "node:assert/strict";
 import type { Deps } from "../deps.ts";
-import { DriveError } from "../errors.ts";
 import { updateUser, type User } from "../identity/users.ts";
-import { assertFails, blobCount, domainTest, newFile, newFolder, newUser } from "../testing.ts";
 import {
-  copyFile,
-  moveFileToDrive,
-  putContent,
-  storeGeneratedFile,
-  storeNewFile,
-  trashResource,
-} from "./drive.ts";
+  assertFails,
+  blobCount,
+  domainTest,
+  newFile,
+  newFolder,
+  newUser,
+  raceWinners,
+} from "../testing.ts";
+import { copyFile, putContent, storeGeneratedFile, storeNewFile } from "./content.ts";
+import { moveFileToDrive, trashResource } from "./moves.ts";
 import { getResource } from "./resources.ts";
 import { purgeTrashed } from "./trash.ts";
 import { chargeUsage, getUsage, readUsageEntry } from "./usage.ts";
@@ -217,16 +218,10 @@ domainTest("trash still counts; purging frees every version of every file below"
 domainTest("concurrent uploads never pass the quota: exactly those that fit succeed", async (d) => {
   const size = 300;
   const alice = await newUser(d, "alice", { quotaBytes: 4 * size + size / 2 });
-  const results = await Promise.allSettled(
+  const stored = await raceWinners(
     Array.from({ length: 10 }, (_, i) => newFile(d, alice, `f${i}.bin`, bytes(size, i + 1))),
+    "RESOURCE_015",
   );
-  const stored = results.filter((r) => r.status === "fulfilled");
-  for (const r of results) {
-    if (r.status === "rejected") {
-      assert.ok(r.reason instanceof DriveError, String(r.reason));
-      assert.equal(r.reason.code, "RESOURCE_015");
-    }
-  }
   assert.equal(stored.length, 4);
   assert.equal(await getUsage(d.kv, alice.userSeq), 4 * size);
   assert.equal(await blobCount(d), 4, "the refused uploads' bytes are deleted");
@@ -238,15 +233,13 @@ domainTest(
     const alice = await newUser(d, "alice", { quotaBytes: 2000 });
     const file = await newFile(d, alice, "a.bin", bytes(500));
     const modes = ["overwrite", "version"] as const;
-    const results = await Promise.allSettled(
+    await raceWinners(
       Array.from(
         { length: 8 },
         (_, i) => putBytes(d, alice, file.rs, modes[i % 2], bytes(400 + i * 10, i)),
       ),
+      "RESOURCE_015",
     );
-    for (const r of results) {
-      if (r.status === "rejected") assert.equal(r.reason.code, "RESOURCE_015", String(r.reason));
-    }
     const stored = (await Array.fromAsync(d.blobs.list())).reduce((sum, b) => sum + b.size, 0);
     const usage = await getUsage(d.kv, alice.userSeq);
     assert.equal(usage, stored);

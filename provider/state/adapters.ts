@@ -49,7 +49,6 @@ interface StoredAdapter extends Adapter {
 // The secrets key is derived from configuration (env, key file or one KV record), the same in
 // every process, so remembering it per KV handle changes no behaviour.
 const secretsKeys = new WeakMap<Deno.Kv, Promise<Uint8Array>>();
-let warnedKvKey = false;
 
 function decodeKey(text: string, where: string): Uint8Array {
   const bytes = Buffer.from(text.trim(), "base64");
@@ -83,12 +82,10 @@ async function keyFromFile(dataDir: string): Promise<Uint8Array> {
 }
 
 async function keyFromKv(kv: Deno.Kv): Promise<Uint8Array> {
-  if (!warnedKvKey) {
-    warnedKvKey = true;
-    console.warn(
-      "warning: adapter secrets are encrypted with a key stored in KV itself; set DRIVE_SECRETS_KEY",
-    );
-  }
+  // Once per KV handle: secretsKey() remembers the resolved key.
+  console.warn(
+    "warning: adapter secrets are encrypted with a key stored in KV itself; set DRIVE_SECRETS_KEY",
+  );
   const cur = await kv.get<string>(adapterSecretsKeyKey());
   if (cur.value) return decodeKey(cur.value, "the KV secrets key");
   const fresh = randomBytes(32).toString("base64");

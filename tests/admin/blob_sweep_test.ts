@@ -9,7 +9,7 @@ import { BlobNotFoundError, type BlobStore } from "../../blobs/store.ts";
 import { getResource, listVersions } from "../../kv/tree/resources.ts";
 import { forEachBlobStore, type TestServer } from "../helpers/server.ts";
 import { AdminClient } from "../helpers/admin.ts";
-import { fileOver, newApiUser } from "../helpers/api.ts";
+import { newApiUser } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -58,12 +58,12 @@ forEachBlobStore(
   "blob sweep: a dry run counts, a real run removes only old unreferenced blobs and crash leftovers",
   async (server) => {
     const alice = await newApiUser(server, "alice");
-    const kept = await fileOver(alice, "kept.bin", testBytes(70_000, 3));
+    const kept = await alice.newFile("kept.bin", testBytes(70_000, 3));
     // Two versions: the older one is referenced by its version record only.
-    const versioned = await fileOver(alice, "v.txt", "first");
+    const versioned = await alice.newFile("v.txt", "first");
     const v2 = await alice.upload("v.txt", "second", { st: "version", rs: versioned });
     assert.equal(v2.status, 201, JSON.stringify(v2.body));
-    const trashed = await fileOver(alice, "trashed.txt", "in the trash, still restorable");
+    const trashed = await alice.newFile("trashed.txt", "in the trash, still restorable");
     assert.equal((await alice.call("PATCH", `/files/${trashed}/delete`)).status, 200);
     const referenced = [
       (await getResource(server.kv, kept))!.blobId!,

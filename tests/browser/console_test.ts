@@ -10,7 +10,8 @@ import { acquireLock } from "../../kv/tree/locks.ts";
 import { getResource } from "../../kv/tree/resources.ts";
 import type { TestServer } from "../helpers/server.ts";
 import { ADMIN_TOKEN } from "../helpers/admin.ts";
-import { createShareOver, folderOver, newApiUser, shareFlags, uploadAs } from "../helpers/api.ts";
+import { newApiUser, shareFlags, uploadAs } from "../helpers/api.ts";
+import { newProviderAdapter } from "../helpers/provider.ts";
 
 const DOCS_SCREENSHOT = new URL("../../docs/console.png", import.meta.url);
 
@@ -285,7 +286,7 @@ browserTest(
     const ana = await newApiUser(server, "ana");
     const content = `quarterly numbers ${crypto.randomUUID()}\n`;
     const rs = await uploadAs(server, ana, "report.txt", content);
-    const share = await createShareOver(ana, {
+    const share = await ana.newShare({
       rs,
       st: "PUBLIC_LINK",
       ...shareFlags("cd"),
@@ -322,7 +323,7 @@ browserTest("share page: wrong passwords are rate-limited per link", async (env)
   const { page, server } = env;
   const ana = await newApiUser(server, "ana");
   const rs = await uploadAs(server, ana, "secret.txt", "x");
-  const share = await createShareOver(ana, {
+  const share = await ana.newShare({
     rs,
     st: "PUBLIC_LINK",
     ...shareFlags("cd"),
@@ -348,14 +349,14 @@ browserTest("share page: wrong passwords are rate-limited per link", async (env)
 browserTest("share page: a folder link browses its subtree and nothing beyond", async (env) => {
   const { page, server } = env;
   const ana = await newApiUser(server, "ana");
-  const project = await folderOver(ana, "Project");
-  const drafts = await folderOver(ana, "Drafts", project);
-  const outside = await folderOver(ana, "Private");
+  const project = await ana.newFolder("Project");
+  const drafts = await ana.newFolder("Drafts", project);
+  const outside = await ana.newFolder("Private");
   await ana.upload("readme.txt", "read me", { pfs: project });
   await ana.upload("draft.txt", "draft", { pfs: drafts });
   await ana.upload("diary.txt", "private", { pfs: outside });
   // View only: no download buttons anywhere.
-  const share = await createShareOver(ana, { rs: project, st: "PUBLIC_LINK", ...shareFlags() });
+  const share = await ana.newShare({ rs: project, st: "PUBLIC_LINK", ...shareFlags() });
 
   await page.goto(share.linkUrl);
   await page.getByRole("heading", { level: 1, name: "Project" }).waitFor();
@@ -385,7 +386,7 @@ browserTest("console: share links listed and revoked; the link then stops openin
   const { page, server } = env;
   const ana = await newApiUser(server, "ana");
   const rs = await uploadAs(server, ana, "plan.txt", "plan");
-  const share = await createShareOver(ana, { rs, st: "PUBLIC_LINK", ...shareFlags("cd") });
+  const share = await ana.newShare({ rs, st: "PUBLIC_LINK", ...shareFlags("cd") });
   await signIn(page, server);
   await openSection(page, "Share links");
   await page.locator('td[data-label="Resource"]', { hasText: "plan.txt" }).waitFor();
@@ -508,13 +509,7 @@ browserTest("console: a tenant's share policy and a user's quota are edited", as
 
 browserTest("console: a failing connection test shows progress, then each problem", async (env) => {
   const { page, server } = env;
-  const tenant = await server.admin.createTenant("Acme");
-  const user = await server.admin.createUser(tenant.id, "ana");
-  const created = await server.admin.call("POST", "/adapters", {
-    name: "broken-host",
-    userSeq: user.userSeq,
-  });
-  assert.equal(created.status, 201);
+  await newProviderAdapter(server, "broken-host");
   // A "provider" that answers only when the test lets it, and then with a malformed body.
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));

@@ -6,13 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { type TestServer, withServer } from "../helpers/server.ts";
-import {
-  type ApiUser,
-  createShareOver,
-  folderOver,
-  newApiUser,
-  shareFlags,
-} from "../helpers/api.ts";
+import { type ApiUser, newApiUser, shareFlags } from "../helpers/api.ts";
 import type { JsonResponse } from "../helpers/http.ts";
 
 type Perm = "view" | "edit" | "download" | "upload" | "share";
@@ -41,7 +35,7 @@ async function fileIn(ctx: Ctx): Promise<number> {
   assert.equal(res.status, 201);
   return res.body.data.resourceSeq;
 }
-const folderIn = (ctx: Ctx) => folderOver(ctx.owner, `d${ctx.n()}`, ctx.shared);
+const folderIn = (ctx: Ctx) => ctx.owner.newFolder(`d${ctx.n()}`, ctx.shared);
 
 async function raw(actor: ApiUser, path: string, init: RequestInit = {}): Promise<JsonResponse> {
   const res = await actor.fetch(path, init);
@@ -246,7 +240,7 @@ Deno.test("authorization matrix over every mounted file and folder endpoint", as
     };
     const sameTenant = await newApiUser(server, "colleague", { tenantId: owner.tenantId });
     const otherTenant = await newApiUser(server, "stranger");
-    const shared = await folderOver(owner, "Shared");
+    const shared = await owner.newFolder("Shared");
     const flagOf: Record<Perm, ("ce" | "cd" | "cu" | "cs")[]> = {
       view: [],
       edit: ["ce"],
@@ -254,7 +248,7 @@ Deno.test("authorization matrix over every mounted file and folder endpoint", as
       upload: ["cu"],
       share: ["cs"],
     };
-    const share = await createShareOver(owner, {
+    const share = await owner.newShare({
       rs: shared,
       st: "SPECIFIC_USERS",
       ts: (Object.keys(r) as Perm[]).map((p) => ({
@@ -326,10 +320,10 @@ Deno.test("link shares in the matrix: ORG_LINK reaches the tenant, PUBLIC_LINK w
     const owner = await newApiUser(server, "owner");
     const colleague = await newApiUser(server, "colleague", { tenantId: owner.tenantId });
     const stranger = await newApiUser(server, "stranger");
-    const org = await folderOver(owner, "Org");
-    const pub = await folderOver(owner, "Pub");
-    await createShareOver(owner, { rs: org, st: "ORG_LINK", ...shareFlags("cu") });
-    const link = await createShareOver(owner, { rs: pub, st: "PUBLIC_LINK", ...shareFlags("cd") });
+    const org = await owner.newFolder("Org");
+    const pub = await owner.newFolder("Pub");
+    await owner.newShare({ rs: org, st: "ORG_LINK", ...shareFlags("cu") });
+    const link = await owner.newShare({ rs: pub, st: "PUBLIC_LINK", ...shareFlags("cd") });
     const ss = owner.userSeq;
     const mk = (u: ApiUser, pfs: number) =>
       u.call("POST", "/folders", { fn: `x${u.userSeq}`, pfs, ss });
@@ -343,7 +337,7 @@ Deno.test("link shares in the matrix: ORG_LINK reaches the tenant, PUBLIC_LINK w
     assert.equal((await mk(stranger, pub)).body.errorCode, "PERMISSION_004");
     assert.equal((await stranger.call("GET", `/resources?pfs=${pub}&ss=${ss}&ps=5`)).status, 200);
     // Anything on the path in the trash: the subtree is gone for everyone but the trash.
-    const inner = await folderOver(owner, "Inner", org);
+    const inner = await owner.newFolder("Inner", org);
     assert.equal((await colleague.call("GET", `/resources/${inner}?ss=${ss}`)).status, 200);
     await owner.call("PATCH", `/folders/${org}/delete`);
     const hidden = await colleague.call("GET", `/resources/${inner}?ss=${ss}`);

@@ -10,7 +10,7 @@ const BASE = "/api/external/v1";
 forEachBlobStore("download: bytes, headers, ETag and If-None-Match", async (server) => {
   const alice = await newApiUser(server, "alice");
   const bytes = testBytes(2_500_000, 3); // several 1 MiB read chunks and 63 KiB KV chunks
-  const rs = (await alice.upload("photo.png", bytes)).body.data.resourceSeq;
+  const rs = await alice.newFile("photo.png", bytes);
   const res = await alice.fetch(`/files/${rs}/download`);
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("content-type"), "image/png");
@@ -43,7 +43,7 @@ forEachBlobStore("download: single byte ranges, suffix and open ranges, 416", as
   const alice = await newApiUser(server, "alice");
   const size = 200_000;
   const bytes = testBytes(size, 9);
-  const rs = (await alice.upload("data.bin", bytes)).body.data.resourceSeq;
+  const rs = await alice.newFile("data.bin", bytes);
   const get = (range: string, extra: Record<string, string> = {}) =>
     alice.fetch(`/files/${rs}/download`, { headers: { range, ...extra } });
 
@@ -83,7 +83,7 @@ forEachBlobStore("download: single byte ranges, suffix and open ranges, 416", as
 Deno.test("Content-Disposition carries an ASCII fallback and RFC 5987 filename*", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const rs = (await alice.upload("보고서 2026.pdf", "pdf")).body.data.resourceSeq;
+    const rs = await alice.newFile("보고서 2026.pdf", "pdf");
     const res = await alice.fetch(`/files/${rs}/download`);
     await res.body?.cancel();
     assert.equal(
@@ -91,7 +91,7 @@ Deno.test("Content-Disposition carries an ASCII fallback and RFC 5987 filename*"
       `attachment; filename="___ 2026.pdf"; filename*=UTF-8''%EB%B3%B4%EA%B3%A0%EC%84%9C%202026.pdf`,
     );
     assert.equal(res.headers.get("content-type"), "application/pdf");
-    const quoted = (await alice.upload("it's 100%.txt", "x")).body.data.resourceSeq;
+    const quoted = await alice.newFile("it's 100%.txt", "x");
     const q = await alice.fetch(`/files/${quoted}/download`);
     await q.body?.cancel();
     assert.equal(
@@ -105,7 +105,7 @@ Deno.test("view: safe renditions with nosniff and a sandboxing CSP", async () =>
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const view = async (name: string, content: string) => {
-      const rs = (await alice.upload(name, content)).body.data.resourceSeq;
+      const rs = await alice.newFile(name, content);
       const res = await alice.fetch(`/files/${rs}/view`);
       assert.equal(res.status, 200, name);
       assert.equal(res.headers.get("x-content-type-options"), "nosniff", name);
@@ -138,7 +138,7 @@ Deno.test("view: safe renditions with nosniff and a sandboxing CSP", async () =>
     assert.equal(bin.res.headers.get("content-type"), "application/octet-stream");
     // View needs no more than view permission, but still a key of someone with access.
     const bob = await newApiUser(server, "bob");
-    const rs = (await alice.upload("secret.txt", "s")).body.data.resourceSeq;
+    const rs = await alice.newFile("secret.txt", "s");
     const denied = await bob.fetch(`/files/${rs}/view`);
     assert.equal(denied.status, 403);
     assert.equal((await denied.json()).errorCode, "PERMISSION_002");
@@ -150,7 +150,7 @@ forEachBlobStore(
   async (server) => {
     const alice = await newApiUser(server, "alice");
     const bytes = testBytes(100_000, 5);
-    const rs = (await alice.upload("big.bin", bytes)).body.data.resourceSeq;
+    const rs = await alice.newFile("big.bin", bytes);
     const issued = await alice.call("GET", `/files/${rs}/download-token`);
     assert.equal(issued.status, 200);
     const link: string = issued.body.data.linkUrl;
@@ -174,7 +174,7 @@ forEachBlobStore(
 Deno.test("download token: unknown, malformed, expired and folder tokens fail with RESOURCE_009", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const rs = (await alice.upload("a.txt", "abc")).body.data.resourceSeq;
+    const rs = await alice.newFile("a.txt", "abc");
     const link: string = (await alice.call("GET", `/files/${rs}/download-token`)).body.data.linkUrl;
     const token = link.split("dt=")[1];
     for (const dt of ["", "short", "A".repeat(43)]) {
@@ -197,7 +197,7 @@ Deno.test("download token: unknown, malformed, expired and folder tokens fail wi
     const theirs = await bob.call("GET", `/files/${rs}/download-token`);
     assert.equal(theirs.status, 403);
     assert.equal(theirs.body.errorCode, "PERMISSION_002");
-    const folder = (await alice.call("POST", "/folders", { fn: "F" })).body.data.resourceSeq;
+    const folder = await alice.newFolder("F");
     const ofFolder = await alice.call("GET", `/files/${folder}/download-token`);
     assert.equal(ofFolder.body.errorCode, "RESOURCE_006");
   });
@@ -207,8 +207,8 @@ Deno.test("download errors: unknown ids, bad ids, folders, other users, wrong ss
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob");
-    const rs = (await alice.upload("a.txt", "abc")).body.data.resourceSeq;
-    const folder = (await alice.call("POST", "/folders", { fn: "F" })).body.data.resourceSeq;
+    const rs = await alice.newFile("a.txt", "abc");
+    const folder = await alice.newFolder("F");
     const expect = async (path: string, status: number, code: string, user = alice) => {
       const res = await user.fetch(path);
       assert.equal(res.status, status, path);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { getUsage } from "../../kv/tree/usage.ts";
 import { forEachBlobStore, withServer } from "../helpers/server.ts";
-import { ApiUser, folderOver, newApiUser, shareWith } from "../helpers/api.ts";
+import { ApiUser, newApiUser } from "../helpers/api.ts";
 import { multipartBody } from "../helpers/http.ts";
 import { testBytes } from "../helpers/bytes.ts";
 
@@ -84,8 +84,8 @@ forEachBlobStore(
 Deno.test("upload input errors name the problem", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const file = (await alice.upload("a.txt", "abc")).body.data.resourceSeq;
-    const folder = (await alice.call("POST", "/folders", { fn: "F" })).body.data.resourceSeq;
+    const file = await alice.newFile("a.txt", "abc");
+    const folder = await alice.newFolder("F");
 
     const noRs = await alice.upload("a.txt", "x", { st: "version" });
     assert.equal(noRs.status, 400);
@@ -255,9 +255,9 @@ Deno.test("multipart framing: trickled bodies, near-boundaries in the data, file
 Deno.test("rename: NONE refuses a taken name, AUTO numbers it; bad names are refused", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const a = (await alice.upload("a.txt", "a")).body.data.resourceSeq;
+    const a = await alice.newFile("a.txt", "a");
     await alice.upload("b.txt", "b");
-    const folder = (await alice.call("POST", "/folders", { fn: "F" })).body.data.resourceSeq;
+    const folder = await alice.newFolder("F");
 
     const plain = await alice.call("PATCH", `/files/${a}/rename`, { rn: "c.txt" });
     assert.equal(plain.status, 200);
@@ -301,8 +301,8 @@ Deno.test("move within the drive; name clashes, unknown folders and other users'
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob");
-    const a = (await alice.upload("a.txt", "a")).body.data.resourceSeq;
-    const f = (await alice.call("POST", "/folders", { fn: "F" })).body.data.resourceSeq;
+    const a = await alice.newFile("a.txt", "a");
+    const f = await alice.newFolder("F");
     const moved = await alice.call("POST", `/files/${a}/move`, { pfs: f });
     assert.equal(moved.status, 200);
     assert.equal(moved.body.data.resourceSeq, a);
@@ -318,7 +318,7 @@ Deno.test("move within the drive; name clashes, unknown folders and other users'
     assert.equal(missing.body.errorCode, "RESOURCE_002");
     const ofFolder = await alice.call("POST", `/files/${f}/move`, {});
     assert.equal(ofFolder.body.errorCode, "RESOURCE_006");
-    const bobFolder = (await bob.call("POST", "/folders", { fn: "Mine" })).body.data.resourceSeq;
+    const bobFolder = await bob.newFolder("Mine");
     const intoBob = await alice.call("POST", `/files/${a}/move`, {
       pfs: bobFolder,
       ts: bob.userSeq,
@@ -340,7 +340,7 @@ forEachBlobStore(
   async (server) => {
     const alice = await newApiUser(server, "alice");
     const bytes = testBytes(200_000, 7);
-    const a = (await alice.upload("a.bin", bytes)).body.data.resourceSeq;
+    const a = await alice.newFile("a.bin", bytes);
     const copy = await alice.call("POST", `/files/${a}/copy`, {});
     assert.equal(copy.status, 201);
     assert.equal(copy.body.data.resourceName, "a (1).bin");
@@ -352,7 +352,7 @@ forEachBlobStore(
     assert.equal((await alice.call("PATCH", `/files/${a}/delete`)).status, 200);
     assert.deepEqual(await downloadBytes(alice, c), bytes);
 
-    const f = (await alice.call("POST", "/folders", { fn: "F" })).body.data.resourceSeq;
+    const f = await alice.newFolder("F");
     const intoFolder = await alice.call("POST", `/files/${c}/copy`, { pfs: f });
     assert.equal(intoFolder.body.data.resourceName, "a (1).bin");
     const bob = await newApiUser(server, "bob");
@@ -364,8 +364,8 @@ forEachBlobStore(
 Deno.test("delete moves a file to the trash; folders and repeats are refused", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const a = (await alice.upload("a.txt", "abc")).body.data.resourceSeq;
-    const f = (await alice.call("POST", "/folders", { fn: "F" })).body.data.resourceSeq;
+    const a = await alice.newFile("a.txt", "abc");
+    const f = await alice.newFolder("F");
     const del = await alice.call("PATCH", `/files/${a}/delete`);
     assert.equal(del.status, 200);
     assert.equal(del.body.data.resourceSeq, a);
@@ -387,7 +387,7 @@ Deno.test("delete moves a file to the trash; folders and repeats are refused", a
 Deno.test("a read-only key can download but not upload, rename, move, copy or delete", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const a = (await alice.upload("a.txt", "abc")).body.data.resourceSeq;
+    const a = await alice.newFile("a.txt", "abc");
     const readKey = await server.admin.createKey(alice.userSeq, ["api:read"]);
     const reader = new ApiUser(server.url, alice.userSeq, alice.tenantId, readKey, "alice");
     assert.equal(new TextDecoder().decode(await downloadBytes(reader, a)), "abc");
@@ -416,10 +416,10 @@ Deno.test("recipients: upload, version, download and copy by share permission", 
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
-    const rw = await folderOver(alice, "ReadWrite");
-    const ro = await folderOver(alice, "ReadOnly");
-    await shareWith(alice, rw, bob, "ce", "cd", "cu");
-    await shareWith(alice, ro, bob);
+    const rw = await alice.newFolder("ReadWrite");
+    const ro = await alice.newFolder("ReadOnly");
+    await alice.shareWith(rw, bob, "ce", "cd", "cu");
+    await alice.shareWith(ro, bob);
     const up = await bob.upload("from-bob.txt", "hello", { pfs: rw, ss: alice.userSeq });
     assert.equal(up.status, 201);
     const rs = up.body.data.resourceSeq;
@@ -432,7 +432,7 @@ Deno.test("recipients: upload, version, download and copy by share permission", 
 
     const v2 = await bob.upload("any.txt", "hello v2", { st: "version", rs, ss: alice.userSeq });
     assert.equal(v2.status, 201);
-    const inRo = (await alice.upload("doc.txt", "read only", { pfs: ro })).body.data.resourceSeq;
+    const inRo = await alice.newFile("doc.txt", "read only", ro);
     const noEdit = await bob.upload("doc.txt", "x", {
       st: "overwrite",
       rs: inRo,
@@ -464,12 +464,11 @@ forEachBlobStore(
   async (server) => {
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId, quotaBytes: 20 });
-    const shared = await folderOver(alice, "Shared");
-    await shareWith(alice, shared, bob, "ce", "cd", "cu");
-    const rs = (await alice.upload("a.txt", "12345", { pfs: shared })).body.data.resourceSeq;
+    const shared = await alice.newFolder("Shared");
+    await alice.shareWith(shared, bob, "ce", "cd", "cu");
+    const rs = await alice.newFile("a.txt", "12345", shared);
     await alice.upload("a.txt", "1234567", { st: "version", rs });
-    const big =
-      (await alice.upload("big.txt", testBytes(30), { pfs: shared })).body.data.resourceSeq;
+    const big = await alice.newFile("big.txt", testBytes(30), shared);
     assert.equal(await getUsage(server.kv, alice.userSeq), 5 + 7 + 30);
 
     const tooBig = await bob.call("POST", `/files/${big}/move`, { ss: alice.userSeq });
@@ -495,8 +494,8 @@ forEachBlobStore(
     await gone.body?.cancel();
 
     // A file with its own share stays in its owner's drive.
-    const sharedFile = (await alice.upload("s.txt", "s", { pfs: shared })).body.data.resourceSeq;
-    await shareWith(alice, sharedFile, bob, "ce", "cd", "cu");
+    const sharedFile = await alice.newFile("s.txt", "s", shared);
+    await alice.shareWith(sharedFile, bob, "ce", "cd", "cu");
     const refused = await bob.call("POST", `/files/${sharedFile}/move`, { ss: alice.userSeq });
     assert.equal(refused.status, 400);
     assert.equal(refused.body.errorCode, "RESOURCE_017");

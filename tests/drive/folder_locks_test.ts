@@ -5,7 +5,8 @@
  * change never leaves the document moved or trashed under its lock.
  */
 import assert from "node:assert/strict";
-import { isDriveError, moveResource, trashResource } from "../../kv/tree/drive.ts";
+import { isDriveError } from "../../kv/errors.ts";
+import { moveResource, trashResource } from "../../kv/tree/moves.ts";
 import {
   acquireLock,
   getLock,
@@ -15,7 +16,7 @@ import {
 } from "../../kv/tree/locks.ts";
 import { findChildByName, getResource, getResourceEntry } from "../../kv/tree/resources.ts";
 import { withServer } from "../helpers/server.ts";
-import { type ApiUser, fileOver, folderOver, newApiUser } from "../helpers/api.ts";
+import { type ApiUser, newApiUser } from "../helpers/api.ts";
 import { newProviderAdapter } from "../helpers/provider.ts";
 import type { JsonResponse } from "../helpers/http.ts";
 
@@ -35,13 +36,13 @@ function assertLocked(res: JsonResponse, what: string) {
 Deno.test("Folders above a locked document refuse rename, move and delete (RESOURCE_010); others and the unlocked tree do not", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const outer = await folderOver(alice, "Outer");
-    const inner = await folderOver(alice, "Inner", outer);
-    const sibling = await folderOver(alice, "Sibling");
-    const doc = await fileOver(alice, "plan.docx", "draft", inner);
+    const outer = await alice.newFolder("Outer");
+    const inner = await alice.newFolder("Inner", outer);
+    const sibling = await alice.newFolder("Sibling");
+    const doc = await alice.newFile("plan.docx", "draft", inner);
     // Another user's locked document says nothing about alice's folders.
     const bob = await newApiUser(server, "bob");
-    const bobDoc = await fileOver(bob, "b.docx", "b");
+    const bobDoc = await bob.newFile("b.docx", "b");
     assert.equal((await officeLock(bob, bobDoc)).status, 200);
 
     assert.equal((await officeLock(alice, doc)).status, 200);
@@ -82,8 +83,8 @@ Deno.test("Folders above a locked document refuse rename, move and delete (RESOU
 Deno.test("An expired editor lease no longer holds its folders", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const folder = await folderOver(alice, "F");
-    const doc = await fileOver(alice, "d.docx", "d", folder);
+    const folder = await alice.newFolder("F");
+    const doc = await alice.newFile("d.docx", "d", folder);
     await acquireLock(server.kv, {
       rs: doc,
       owner: `office:${alice.userSeq}`,
@@ -134,11 +135,11 @@ Deno.test("Provider: renaming a directory that holds a locked document is 409, w
 Deno.test("A lock racing a folder delete or move: never both with the document moved or trashed under its lock", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const target = await folderOver(alice, "Target");
+    const target = await alice.newFolder("Target");
     const outcomes = new Map<string, number>();
     for (let round = 0; round < 70; round++) {
-      const folder = await folderOver(alice, `F${round}`);
-      const doc = await fileOver(alice, "d.docx", "d", folder);
+      const folder = await alice.newFolder(`F${round}`);
+      const doc = await alice.newFile("d.docx", "d", folder);
       // Each side starts up to 3 ms after the other, sweeping the two commits across each other.
       const jitter = (round >> 1) % 7 - 3;
       const change = pause(Math.max(0, jitter)).then(() =>
@@ -182,15 +183,15 @@ Deno.test("Lock against folder move and delete at every interleaving of their KV
   await withServer(async (server) => {
     const { kv } = server;
     const alice = await newApiUser(server, "alice");
-    const target = await folderOver(alice, "Target");
+    const target = await alice.newFolder("Target");
     // One KV round trip: the unit by which one side is started later than the other.
     const roundTrips = async (n: number) => {
       for (let i = 0; i < n; i++) await kv.get(["yield"]);
     };
     const seen = new Set<string>();
     for (let round = 0; round < 96; round++) {
-      const folder = await folderOver(alice, `F${round}`);
-      const doc = await fileOver(alice, "d.docx", "d", folder);
+      const folder = await alice.newFolder(`F${round}`);
+      const doc = await alice.newFile("d.docx", "d", folder);
       const delay = (round >> 2) % 24;
       const lockFirst = round % 2 === 0;
       const trash = (round >> 1) % 2 === 0;
@@ -238,8 +239,8 @@ Deno.test("Lock against folder move and delete at every interleaving of their KV
 Deno.test("Locks written before they named their owner hold folders once the store starts; released ones stop holding", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const folder = await folderOver(alice, "F");
-    const doc = await fileOver(alice, "d.docx", "d", folder);
+    const folder = await alice.newFolder("F");
+    const doc = await alice.newFile("d.docx", "d", folder);
     // A provider lock as an earlier version stored it: no ownerSeq, no owner index entry.
     await server.kv.set(["lock", doc], {
       rs: doc,

@@ -1,16 +1,7 @@
 import assert from "node:assert/strict";
 import { DOWNLOAD_TOKEN_TTL_MS } from "../../kv/tree/download_tokens.ts";
 import { forEachBlobStore, withServer } from "../helpers/server.ts";
-import {
-  ApiUser,
-  createShareOver,
-  fileOver,
-  folderOver,
-  newApiUser,
-  readOnlyKeyOf,
-  shareFlags,
-  uploadAs,
-} from "../helpers/api.ts";
+import { ApiUser, newApiUser, readOnlyKeyOf, shareFlags, uploadAs } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
 import { readZip } from "../helpers/zip_reader.ts";
 
@@ -25,10 +16,10 @@ forEachBlobStore(
   "folder ZIP: UTF-8 names, nested and empty folders, exact bytes, nothing from the trash",
   async (server) => {
     const alice = await newApiUser(server, "alice");
-    const top = await folderOver(alice, "보고서 2026");
-    const sub = await folderOver(alice, "sub", top);
-    await folderOver(alice, "빈 폴더", sub);
-    await folderOver(alice, "empty", top);
+    const top = await alice.newFolder("보고서 2026");
+    const sub = await alice.newFolder("sub", top);
+    await alice.newFolder("빈 폴더", sub);
+    await alice.newFolder("empty", top);
     const files: Record<string, Uint8Array<ArrayBuffer>> = {
       "보고서 2026/a.txt": new TextEncoder().encode("hello zip"),
       "보고서 2026/데이터.bin": testBytes(200_000, 7),
@@ -37,12 +28,12 @@ forEachBlobStore(
     };
     for (const [path, bytes] of Object.entries(files)) {
       const parts = path.split("/");
-      await fileOver(alice, parts.at(-1)!, bytes, parts.length === 3 ? sub : top);
+      await alice.newFile(parts.at(-1)!, bytes, parts.length === 3 ? sub : top);
     }
-    const gone = await fileOver(alice, "gone.txt", "trashed", top);
+    const gone = await alice.newFile("gone.txt", "trashed", top);
     assert.equal((await alice.call("PATCH", `/files/${gone}/delete`)).status, 200);
-    const old = await folderOver(alice, "old", top);
-    await fileOver(alice, "inside-old.txt", "trashed with its folder", old);
+    const old = await alice.newFolder("old", top);
+    await alice.newFile("inside-old.txt", "trashed with its folder", old);
     assert.equal((await alice.call("PATCH", `/folders/${old}/delete`)).status, 200);
     // Another user's tree and the root are not part of it.
     await uploadAs(server, alice, "at-root.txt", "root");
@@ -86,8 +77,8 @@ Deno.test("folder download token: read-only keys may download; bad, expired or w
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const ro = await readOnlyKeyOf(server, alice);
-    const folder = await folderOver(alice, "Plain");
-    await fileOver(alice, "one.txt", "1", folder);
+    const folder = await alice.newFolder("Plain");
+    await alice.newFile("one.txt", "1", folder);
     const link = await folderLink(ro, folder);
     const zip = readZip(new Uint8Array(await (await fetch(`${server.url}${link}`)).arrayBuffer()));
     assert.equal(zip.text("Plain/one.txt"), "1");
@@ -132,8 +123,8 @@ Deno.test("folder download token: file seqs, unknown seqs and other users' folde
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
     const carol = await newApiUser(server, "carol", { tenantId: alice.tenantId });
-    const folder = await folderOver(alice, "Team");
-    await fileOver(alice, "plan.txt", "plan", folder);
+    const folder = await alice.newFolder("Team");
+    await alice.newFile("plan.txt", "plan", folder);
     const file = await uploadAs(server, alice, "f.txt", "f");
 
     const ofFile = await alice.call("GET", `/folders/${file}/download-token`);
@@ -147,7 +138,7 @@ Deno.test("folder download token: file seqs, unknown seqs and other users' folde
     const noAuth = await fetch(`${server.url}/api/external/v1/folders/${folder}/download-token`);
     assert.equal(noAuth.status, 401);
 
-    await createShareOver(alice, {
+    await alice.newShare({
       rs: folder,
       st: "SPECIFIC_USERS",
       ts: [{ us: bob.userSeq, ...shareFlags("cd") }, { us: carol.userSeq, ...shareFlags() }],

@@ -1,15 +1,7 @@
 import assert from "node:assert/strict";
 import { getResource, type Resource } from "../../kv/tree/resources.ts";
 import { type TestServer, withServer } from "../helpers/server.ts";
-import {
-  ApiUser,
-  createShareOver,
-  folderOver,
-  newApiUser,
-  readOnlyKeyOf,
-  shareFlags,
-  uploadAs,
-} from "../helpers/api.ts";
+import { ApiUser, newApiUser, readOnlyKeyOf, shareFlags, uploadAs } from "../helpers/api.ts";
 
 Deno.test("create folder at root and inside a folder; duplicate names and bad names are refused", async () => {
   await withServer(async (server) => {
@@ -86,9 +78,9 @@ async function assertReachesRoot(server: TestServer, rs: number) {
 Deno.test("rename a folder: applied name, taken names, bad names and wrong targets", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const docs = await folderOver(alice, "Docs");
-    await folderOver(alice, "Archive");
-    const inner = await folderOver(alice, "inner", docs);
+    const docs = await alice.newFolder("Docs");
+    await alice.newFolder("Archive");
+    const inner = await alice.newFolder("inner", docs);
     const file = await uploadAs(server, alice, "a.txt", "x");
 
     const renamed = await alice.call("PATCH", `/folders/${docs}/rename`, { rn: "문서 2026" });
@@ -149,9 +141,9 @@ Deno.test("rename a folder: applied name, taken names, bad names and wrong targe
 Deno.test("move a folder with its contents; cycles, other drives and taken names are refused", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const a = await folderOver(alice, "A");
-    const b = await folderOver(alice, "B");
-    const aChild = await folderOver(alice, "child", a);
+    const a = await alice.newFolder("A");
+    const b = await alice.newFolder("B");
+    const aChild = await alice.newFolder("child", a);
     const aFile = await uploadAs(server, alice, "f.txt", "bytes");
     assert.equal((await alice.call("POST", `/files/${aFile}/move`, { pfs: aChild })).status, 200);
 
@@ -172,7 +164,7 @@ Deno.test("move a folder with its contents; cycles, other drives and taken names
     assert.equal(intoChild.status, 409);
     assert.equal(intoChild.body.errorCode, "RESOURCE_007");
 
-    await folderOver(alice, "a"); // root now has "a"; moving "A" back collides (any case)
+    await alice.newFolder("a"); // root now has "a"; moving "A" back collides (any case)
     const taken = await alice.call("POST", `/folders/${a}/move`, {});
     assert.equal(taken.status, 409);
     assert.equal(taken.body.errorCode, "RESOURCE_003");
@@ -195,7 +187,7 @@ Deno.test("move a folder with its contents; cycles, other drives and taken names
     assert.equal(wrongType.body.errorCode, "REQUEST_001");
 
     const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
-    const bobs = await folderOver(bob, "Bob's");
+    const bobs = await bob.newFolder("Bob's");
     const toBob = await alice.call("POST", `/folders/${b}/move`, { ts: bob.userSeq, pfs: bobs });
     assert.equal(toBob.status, 400);
     assert.equal(toBob.body.errorCode, "RESOURCE_017");
@@ -209,8 +201,8 @@ Deno.test("concurrent opposite moves (A into B, B into A) never form a cycle", a
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     for (let round = 0; round < 30; round++) {
-      const a = await folderOver(alice, `A${round}`);
-      const b = await folderOver(alice, `B${round}`);
+      const a = await alice.newFolder(`A${round}`);
+      const b = await alice.newFolder(`B${round}`);
       const [ab, ba] = await Promise.all([
         alice.call("POST", `/folders/${a}/move`, { pfs: b }),
         alice.call("POST", `/folders/${b}/move`, { pfs: a }),
@@ -225,9 +217,9 @@ Deno.test("concurrent opposite moves (A into B, B into A) never form a cycle", a
     // A three-folder ring attempted at once: at most two of the moves can succeed.
     for (let round = 0; round < 10; round++) {
       const [x, y, z] = [
-        await folderOver(alice, `X${round}`),
-        await folderOver(alice, `Y${round}`),
-        await folderOver(alice, `Z${round}`),
+        await alice.newFolder(`X${round}`),
+        await alice.newFolder(`Y${round}`),
+        await alice.newFolder(`Z${round}`),
       ];
       const results = await Promise.all([
         alice.call("POST", `/folders/${x}/move`, { pfs: y }),
@@ -246,8 +238,8 @@ Deno.test("concurrent opposite moves (A into B, B into A) never form a cycle", a
 Deno.test("delete a folder: it and its contents go to the trash; RESOURCE_001 when nothing to delete", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const top = await folderOver(alice, "Top");
-    const sub = await folderOver(alice, "Sub", top);
+    const top = await alice.newFolder("Top");
+    const sub = await alice.newFolder("Sub", top);
     const file = await uploadAs(server, alice, "in.txt", "hello");
     await alice.call("POST", `/files/${file}/move`, { pfs: sub });
 
@@ -272,7 +264,7 @@ Deno.test("delete a folder: it and its contents go to the trash; RESOURCE_001 wh
     assert.equal(inside.body.errorCode, "RESOURCE_001");
     const unknown = await alice.call("PATCH", `/folders/424242/delete`);
     assert.equal(unknown.body.errorCode, "RESOURCE_001");
-    const other = await folderOver(alice, "Other");
+    const other = await alice.newFolder("Other");
     const aFile = await uploadAs(server, alice, "keep.txt", "k");
     const ofFile = await alice.call("PATCH", `/folders/${aFile}/delete`);
     assert.equal(ofFile.status, 400);
@@ -288,8 +280,8 @@ Deno.test("read-only key: rename, move and delete of folders are refused and cha
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const ro = await readOnlyKeyOf(server, alice);
-    const f = await folderOver(alice, "F");
-    const g = await folderOver(alice, "G");
+    const f = await alice.newFolder("F");
+    const g = await alice.newFolder("G");
     const attempts = [
       await ro.call("PATCH", `/folders/${f}/rename`, { rn: "H" }),
       await ro.call("POST", `/folders/${f}/move`, { pfs: g }),
@@ -311,10 +303,10 @@ Deno.test("a shared folder: edit share renames and moves within the owner's driv
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
     const carol = await newApiUser(server, "carol", { tenantId: alice.tenantId });
-    const team = await folderOver(alice, "Team");
-    const plans = await folderOver(alice, "Plans", team);
-    const dest = await folderOver(alice, "Dest", team);
-    await createShareOver(alice, {
+    const team = await alice.newFolder("Team");
+    const plans = await alice.newFolder("Plans", team);
+    const dest = await alice.newFolder("Dest", team);
+    await alice.newShare({
       rs: team,
       st: "SPECIFIC_USERS",
       ts: [
@@ -346,7 +338,7 @@ Deno.test("a shared folder: edit share renames and moves within the owner's driv
     assert.equal(toBobsRoot.body.errorCode, "REQUEST_001");
     const toBobsDrive = await bob.call("POST", `/folders/${plans}/move`, {
       ts: bob.userSeq,
-      pfs: await folderOver(bob, "Mine"),
+      pfs: await bob.newFolder("Mine"),
       ss: alice.userSeq,
     });
     assert.equal(toBobsDrive.body.errorCode, "RESOURCE_017");

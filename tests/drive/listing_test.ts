@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { withServer } from "../helpers/server.ts";
-import { ApiUser, folderOver, newApiUser, shareWith, uploadAs } from "../helpers/api.ts";
+import { ApiUser, newApiUser, uploadAs } from "../helpers/api.ts";
 
 interface Item {
   resourceSeq: number;
@@ -55,7 +55,7 @@ async function seed(user: ApiUser, pfs?: number) {
       assert.equal(res.status, 201);
       made.push({ rs: res.body.data.resourceSeq, name, size });
     } else {
-      made.push({ rs: await folderOver(user, name, pfs), name, size: 0 });
+      made.push({ rs: await user.newFolder(name, pfs), name, size: 0 });
     }
   }
   return made;
@@ -111,7 +111,7 @@ Deno.test("listing pages through every sort and order with no gaps or repeats", 
 Deno.test("listing a subfolder while it changes: pages never repeat an item", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const box = await folderOver(alice, "Box");
+    const box = await alice.newFolder("Box");
     const made = await seed(alice, box);
     const seen: number[] = [];
     let cursor: string | null = null;
@@ -122,7 +122,7 @@ Deno.test("listing a subfolder while it changes: pages never repeat an item", as
       assert.equal(res.body.data.parentSeq, box);
       seen.push(...res.body.data.items.map((i: Item) => i.resourceSeq));
       // Insert a name sorting before everything already listed: it must not shift the pages.
-      await folderOver(alice, `0-added-${page}`, box);
+      await alice.newFolder(`0-added-${page}`, box);
       cursor = res.body.data.nextCursor;
       if (!cursor) break;
     }
@@ -134,7 +134,7 @@ Deno.test("listing a subfolder while it changes: pages never repeat an item", as
 Deno.test("listing: bad page sizes, cursors, sorts and folders are refused", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const box = await folderOver(alice, "Box");
+    const box = await alice.newFolder("Box");
     await seed(alice, box);
     const file = await uploadAs(server, alice, "f.txt", "f");
     for (const q of ["ps=0", "ps=1001", "ps=abc", "ps=1.5", "sb=date", "so=up", "pfs=x"]) {
@@ -184,9 +184,9 @@ Deno.test("metadata: permissions, breadcrumbs, and a read-only key may list and 
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId, scopes: ["api:read"] });
-    const top = await folderOver(alice, "Top");
-    const team = await folderOver(alice, "Team", top);
-    const docs = await folderOver(alice, "Docs", team);
+    const top = await alice.newFolder("Top");
+    const team = await alice.newFolder("Team", top);
+    const docs = await alice.newFolder("Docs", team);
     const res = await alice.upload("plan.txt", "the plan", { pfs: docs });
     const plan = res.body.data.resourceSeq;
 
@@ -201,6 +201,8 @@ Deno.test("metadata: permissions, breadcrumbs, and a read-only key may list and 
       { resourceSeq: team, name: "Team" },
       { resourceSeq: docs, name: "Docs" },
     ]);
+    // The owner may do everything: the six flags are pinned here on purpose, not read from
+    // kv/sharing/authorize.ts (OWNER_PERMISSIONS), so a change to that constant fails here.
     assert.deepEqual(own.body.data.permissions, {
       canView: true,
       canEdit: true,
@@ -212,7 +214,7 @@ Deno.test("metadata: permissions, breadcrumbs, and a read-only key may list and 
     assert.deepEqual((await alice.call("GET", `/resources/${top}`)).body.data.path, []);
 
     assert.equal((await bob.call("GET", `/resources/${plan}`)).body.errorCode, "PERMISSION_002");
-    await shareWith(alice, team, bob, "cd");
+    await alice.shareWith(team, bob, "cd");
     const shared = await bob.call("GET", `/resources/${plan}?ss=${alice.userSeq}`);
     assert.equal(shared.status, 200, JSON.stringify(shared.body));
     assert.equal(shared.body.data.isOwner, false);

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { withServer } from "../helpers/server.ts";
-import { folderOver, newApiUser, shareWith, uploadAs } from "../helpers/api.ts";
+import { newApiUser, uploadAs } from "../helpers/api.ts";
 
 Deno.test("pin own and shared folders; errors exactly as specified; read-only keys may pin", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob", { scopes: ["api:read"] });
     const eve = await newApiUser(server, "eve");
-    const shared = await folderOver(alice, "Shared");
-    const secret = await folderOver(alice, "Secret");
-    await shareWith(alice, shared, bob);
+    const shared = await alice.newFolder("Shared");
+    const secret = await alice.newFolder("Secret");
+    await alice.shareWith(shared, bob);
     const file = await uploadAs(server, alice, "f.txt", "hi");
 
     const p1 = await bob.call("POST", "/pinned-folders", { rs: shared, ss: alice.userSeq });
@@ -35,7 +35,7 @@ Deno.test("pin own and shared folders; errors exactly as specified; read-only ke
     assert.equal(filePin.status, 400);
     assert.equal(filePin.body.errorCode, "RESOURCE_005");
     const sharedFile = await uploadAs(server, alice, "s.txt", "x");
-    await shareWith(alice, sharedFile, bob);
+    await alice.shareWith(sharedFile, bob);
     const bobFile = await bob.call("POST", "/pinned-folders", {
       rs: sharedFile,
       ss: alice.userSeq,
@@ -44,7 +44,7 @@ Deno.test("pin own and shared folders; errors exactly as specified; read-only ke
 
     // Own folders: ss omitted or the caller's own seq; three at most, in pin order.
     const a = [];
-    for (const n of ["A", "B", "C", "D"]) a.push(await folderOver(alice, n));
+    for (const n of ["A", "B", "C", "D"]) a.push(await alice.newFolder(n));
     assert.equal((await alice.call("POST", "/pinned-folders", { rs: a[0] })).status, 201);
     assert.equal(
       (await alice.call("POST", "/pinned-folders", { rs: a[1], ss: alice.userSeq })).status,
@@ -84,7 +84,7 @@ Deno.test("ten concurrent pins never exceed three", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const folders = [];
-    for (let i = 0; i < 10; i++) folders.push(await folderOver(alice, `F${i}`));
+    for (let i = 0; i < 10; i++) folders.push(await alice.newFolder(`F${i}`));
     const results = await Promise.all(
       folders.map((rs) => alice.call("POST", "/pinned-folders", { rs })),
     );
@@ -102,11 +102,11 @@ Deno.test("a pin disappears when its folder or an ancestor is trashed, or access
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob");
-    const parent = await folderOver(alice, "Parent");
-    const child = await folderOver(alice, "Child", parent);
-    const direct = await folderOver(alice, "Direct");
-    const shared = await folderOver(alice, "Shared");
-    const share = await shareWith(alice, shared, bob);
+    const parent = await alice.newFolder("Parent");
+    const child = await alice.newFolder("Child", parent);
+    const direct = await alice.newFolder("Direct");
+    const shared = await alice.newFolder("Shared");
+    const share = await alice.shareWith(shared, bob);
     for (const rs of [child, direct]) {
       assert.equal((await alice.call("POST", "/pinned-folders", { rs })).status, 201);
     }
@@ -124,7 +124,7 @@ Deno.test("a pin disappears when its folder or an ancestor is trashed, or access
 
     // Dead pins no longer count: three new pins fit.
     for (const n of ["X", "Y", "Z"]) {
-      const rs = await folderOver(alice, n);
+      const rs = await alice.newFolder(n);
       assert.equal((await alice.call("POST", "/pinned-folders", { rs })).status, 201);
     }
   });

@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import { shareKey } from "../../kv/keys.ts";
 import { type TestServer, withServer } from "../helpers/server.ts";
-import {
-  type ApiUser,
-  createShareOver,
-  folderOver,
-  newApiUser,
-  shareFlags,
-} from "../helpers/api.ts";
+import { type ApiUser, newApiUser, shareFlags } from "../helpers/api.ts";
 
 async function pub(server: TestServer, path: string, init: RequestInit = {}) {
   const res = await fetch(`${server.url}/public/v1${path}`, init);
@@ -32,12 +26,12 @@ const tokenOf = (share: { linkUrl: string }) => share.linkUrl.split("/s/")[1];
 Deno.test("public link: info, folder browsing inside the subtree only, download", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const outside = await folderOver(alice, "Outside");
+    const outside = await alice.newFolder("Outside");
     const secretFile = await uploadInto(alice, outside, "secret.txt", "secret");
-    const root = await folderOver(alice, "Public", outside);
-    const sub = await folderOver(alice, "Sub", root);
+    const root = await alice.newFolder("Public", outside);
+    const sub = await alice.newFolder("Sub", root);
     const file = await uploadInto(alice, sub, "hello wörld.txt", "hello");
-    const share = await createShareOver(alice, {
+    const share = await alice.newShare({
       rs: root,
       st: "PUBLIC_LINK",
       ...shareFlags("cd"),
@@ -106,8 +100,8 @@ Deno.test("public link: unknown, revoked and expired tokens are SHARE_007; ORG_L
       assert.equal(r.status, 404);
       assert.equal(r.body.errorCode, "SHARE_007");
     }
-    const exp = await createShareOver(alice, {
-      rs: await folderOver(alice, "Exp"),
+    const exp = await alice.newShare({
+      rs: await alice.newFolder("Exp"),
       st: "PUBLIC_LINK",
       ...shareFlags(),
       expireDate: "2099-12-31T00:00:00Z",
@@ -120,8 +114,8 @@ Deno.test("public link: unknown, revoked and expired tokens are SHARE_007; ORG_L
     await server.kv.set(shareKey(exp.shareSeq), { ...stored, expiresAt: Date.now() - 1000 });
     assert.equal((await pub(server, `/links/${tokenOf(exp)}`)).body.errorCode, "SHARE_007");
 
-    const org = await createShareOver(alice, {
-      rs: await folderOver(alice, "Org"),
+    const org = await alice.newShare({
+      rs: await alice.newFolder("Org"),
       st: "ORG_LINK",
       ...shareFlags("cd"),
     });
@@ -152,9 +146,9 @@ Deno.test("public link: unknown, revoked and expired tokens are SHARE_007; ORG_L
 Deno.test("password-protected link: access tokens, wrong passwords, lockout with Retry-After", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const folder = await folderOver(alice, "Locked");
+    const folder = await alice.newFolder("Locked");
     const file = await uploadInto(alice, folder, "a.txt", "abc");
-    const share = await createShareOver(alice, {
+    const share = await alice.newShare({
       rs: folder,
       st: "PUBLIC_LINK",
       ...shareFlags("cd"),
@@ -227,8 +221,8 @@ Deno.test("password-protected link: access tokens, wrong passwords, lockout with
 Deno.test("password-protected link: concurrent wrong passwords never get more than 5 tries", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const share = await createShareOver(alice, {
-      rs: await folderOver(alice, "Burst"),
+    const share = await alice.newShare({
+      rs: await alice.newFolder("Burst"),
       st: "PUBLIC_LINK",
       ...shareFlags(),
       password: "correct horse",

@@ -113,7 +113,7 @@ forEachBlobStore("10 concurrent uploads never overshoot the quota", async (serve
 
 forEachBlobStore("overwrite is credited with the replaced size; version is not", async (server) => {
   const alice = await newApiUser(server, "alice", { quotaBytes: 1000 });
-  const rs = (await alice.upload("a.bin", testBytes(800))).body.data.resourceSeq;
+  const rs = await alice.newFile("a.bin", testBytes(800));
   const version = await alice.upload("a.bin", testBytes(900), { st: "version", rs });
   assert.equal(version.status, 403);
   assert.equal(version.body.errorCode, "RESOURCE_015");
@@ -130,7 +130,7 @@ forEachBlobStore(
   "failed replacements keep the old content and leave no blob behind",
   async (server) => {
     const alice = await newApiUser(server, "alice", { quotaBytes: 10_000 });
-    const rs = (await alice.upload("a.txt", "original")).body.data.resourceSeq;
+    const rs = await alice.newFile("a.txt", "original");
     const before = await storedBlobCount(server);
     for (const st of ["overwrite", "version"]) {
       const cut = multipartBody([
@@ -158,7 +158,7 @@ forEachBlobStore(
 
 forEachBlobStore("copy over quota fails with RESOURCE_015 and stores nothing", async (server) => {
   const alice = await newApiUser(server, "alice", { quotaBytes: 50_000 });
-  const rs = (await alice.upload("a.bin", testBytes(30_000))).body.data.resourceSeq;
+  const rs = await alice.newFile("a.bin", testBytes(30_000));
   const copy = await alice.call("POST", `/files/${rs}/copy`, {});
   assert.equal(copy.status, 403);
   assert.equal(copy.body.errorCode, "RESOURCE_015");
@@ -170,7 +170,7 @@ forEachBlobStore(
   "a client that disconnects mid-upload leaves the old content and no blob",
   async (server) => {
     const alice = await newApiUser(server, "alice");
-    const rs = (await alice.upload("a.bin", "original")).body.data.resourceSeq;
+    const rs = await alice.newFile("a.bin", "original");
     const before = await storedBlobCount(server);
     const form = multipartBody([
       { name: "st", value: "overwrite" },

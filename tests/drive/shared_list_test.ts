@@ -1,13 +1,6 @@
 import assert from "node:assert/strict";
 import { withServer } from "../helpers/server.ts";
-import {
-  type ApiUser,
-  createShareOver,
-  folderOver,
-  newApiUser,
-  shareFlags,
-  shareWith,
-} from "../helpers/api.ts";
+import { type ApiUser, newApiUser, shareFlags } from "../helpers/api.ts";
 
 interface Entry {
   resourceSeq: number;
@@ -18,7 +11,7 @@ interface Entry {
 async function sharedFile(owner: ApiUser, to: ApiUser, name: string, content: string) {
   const up = await owner.upload(name, content);
   assert.equal(up.status, 201, JSON.stringify(up.body));
-  await shareWith(owner, up.body.data.resourceSeq, to, "cd");
+  await owner.shareWith(up.body.data.resourceSeq, to, "cd");
   return up.body.data.resourceSeq as number;
 }
 
@@ -47,8 +40,8 @@ Deno.test("shared list entry: resource, owner, tenant, permissions, who shared, 
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob");
     const carol = await newApiUser(server, "carol", { tenantId: alice.tenantId });
-    const f = await folderOver(alice, "Plans");
-    const s = await shareWith(alice, f, bob, "cd", "cs");
+    const f = await alice.newFolder("Plans");
+    const s = await alice.shareWith(f, bob, "cd", "cs");
     // Bob re-shares to Carol.
     await bob.call("PUT", `/shares/${s.shareSeq}/targets`, {
       ss: alice.userSeq,
@@ -93,8 +86,8 @@ Deno.test("shared list entry: resource, owner, tenant, permissions, who shared, 
     assert.equal((await eve.call("POST", `/shared/${f}/star?ss=${alice.userSeq}`)).status, 403);
 
     // An ORG_LINK is listed for a member once opened through its link.
-    const org = await createShareOver(alice, {
-      rs: await folderOver(alice, "Handbook"),
+    const org = await alice.newShare({
+      rs: await alice.newFolder("Handbook"),
       st: "ORG_LINK",
       ...shareFlags("cd"),
     });
@@ -122,7 +115,7 @@ Deno.test("shared list filters and sorts", async () => {
     await sharedFile(alice, bob, "a-budget.xlsx", "1");
     await sharedFile(dave, bob, "c-photo.png", "123");
     await sharedFile(dave, bob, "d-paper.pdf", "1234567");
-    await shareWith(alice, await folderOver(alice, "e-folder"), bob);
+    await alice.shareWith(await alice.newFolder("e-folder"), bob);
 
     const q = async (query: string) => names(await allPages(bob, `ps=2&${query}`));
     assert.deepEqual(await q("sb=name&so=asc"), [
@@ -203,8 +196,8 @@ async function seedShares(
 ) {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
-    const rs = await folderOver(owner, `${prefix}${String(i).padStart(3, "0")}`);
-    await shareWith(owner, rs, to);
+    const rs = await owner.newFolder(`${prefix}${String(i).padStart(3, "0")}`);
+    await owner.shareWith(rs, to);
     out.push(rs);
   }
   return out;
@@ -249,8 +242,8 @@ Deno.test("a link visitor who becomes a named recipient is listed once, with the
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const carol = await newApiUser(server, "carol", { tenantId: alice.tenantId });
-    const rs = await folderOver(alice, "Wiki");
-    const org = await createShareOver(alice, { rs, st: "ORG_LINK", ...shareFlags() });
+    const rs = await alice.newFolder("Wiki");
+    const org = await alice.newShare({ rs, st: "ORG_LINK", ...shareFlags() });
     await carol.call("GET", `/shares/link/${org.linkUrl.split("/s/")[1]}`);
     await alice.call("PATCH", `/folders/${rs}/rename`, { rn: "Wiki2" });
     const patched = await alice.call("PATCH", `/shares/${org.shareSeq}`, {

@@ -2,14 +2,7 @@ import assert from "node:assert/strict";
 import { drainNotifications, peekNotifications } from "../../kv/sharing/notifications.ts";
 import { shareKey } from "../../kv/keys.ts";
 import { type TestServer, withServer } from "../helpers/server.ts";
-import {
-  createShareOver,
-  folderOver,
-  newApiUser,
-  shareFlags,
-  shareWith,
-  uploadAs,
-} from "../helpers/api.ts";
+import { newApiUser, shareFlags, uploadAs } from "../helpers/api.ts";
 
 async function setup(server: TestServer) {
   const alice = await newApiUser(server, "alice");
@@ -22,7 +15,7 @@ async function setup(server: TestServer) {
 Deno.test("share types: defaults, per-tenant policy through the admin API, never re-share on links", async () => {
   await withServer(async (server) => {
     const { alice, bob } = await setup(server);
-    const f = await folderOver(alice, "Docs");
+    const f = await alice.newFolder("Docs");
     const types = await alice.call("GET", `/shares/${f}/share-types`);
     assert.equal(types.status, 200);
     const d = types.body.data;
@@ -87,7 +80,7 @@ Deno.test("share types: defaults, per-tenant policy through the admin API, never
 Deno.test("create share: owner only, flag rules, recipients in other tenants, duplicates", async () => {
   await withServer(async (server) => {
     const { alice, bob, carol, eve } = await setup(server);
-    const f = await folderOver(alice, "Project");
+    const f = await alice.newFolder("Project");
     const cases: [Record<string, unknown>, number, string][] = [
       [{ rs: f, st: "SPECIFIC_USERS", cv: false, cd: true }, 400, "PERMISSION_003"],
       [{ rs: f, st: "ORG_LINK", cv: true, ce: false }, 400, "SHARE_008"],
@@ -145,7 +138,7 @@ Deno.test("create share: owner only, flag rules, recipients in other tenants, du
       "AUTH_003",
     );
 
-    const share = await createShareOver(alice, {
+    const share = await alice.newShare({
       rs: f,
       st: "SPECIFIC_USERS",
       cd: false,
@@ -164,7 +157,7 @@ Deno.test("create share: owner only, flag rules, recipients in other tenants, du
     assert.equal(again.status, 409);
     assert.equal(again.body.errorCode, "SHARE_005");
     // A recipient (even a re-share holder) cannot create a share; a stranger cannot see it.
-    const sub = await folderOver(alice, "Sub", f);
+    const sub = await alice.newFolder("Sub", f);
     const byBob = await bob.call("POST", "/shares", { rs: sub, st: "SPECIFIC_USERS" });
     assert.equal(byBob.status, 403);
     assert.equal(byBob.body.errorCode, "SHARE_010");
@@ -178,8 +171,8 @@ Deno.test("create share: owner only, flag rules, recipients in other tenants, du
 Deno.test("read share: owner, recipients with ss, nobody else; password never returned", async () => {
   await withServer(async (server) => {
     const { alice, bob, carol, eve } = await setup(server);
-    const f = await folderOver(alice, "Read");
-    const s = await shareWith(alice, f, bob);
+    const f = await alice.newFolder("Read");
+    const s = await alice.shareWith(f, bob);
     const own = await alice.call("GET", `/shares/${s.shareSeq}`);
     assert.equal(own.status, 200);
     assert.equal(own.body.data.targets.length, 1);
@@ -198,8 +191,8 @@ Deno.test("read share: owner, recipients with ss, nobody else; password never re
     }
     assert.equal((await alice.call("GET", "/shares/999")).body.errorCode, "SHARE_006");
 
-    const g = await folderOver(alice, "Link");
-    const link = await createShareOver(alice, {
+    const g = await alice.newFolder("Link");
+    const link = await alice.newShare({
       rs: g,
       st: "PUBLIC_LINK",
       ...shareFlags("cd"),
@@ -225,8 +218,8 @@ Deno.test("read share: owner, recipients with ss, nobody else; password never re
 Deno.test("change share: owner only, access follows at once, type change clears recipients", async () => {
   await withServer(async (server) => {
     const { alice, bob, carol } = await setup(server);
-    const f = await folderOver(alice, "Team");
-    const s = await shareWith(alice, f, bob, "cu", "cs");
+    const f = await alice.newFolder("Team");
+    const s = await alice.shareWith(f, bob, "cu", "cs");
     const up1 = await bob.call("POST", "/folders", { fn: "one", pfs: f, ss: alice.userSeq });
     assert.equal(up1.status, 201);
 
@@ -289,8 +282,8 @@ Deno.test("change share: owner only, access follows at once, type change clears 
 Deno.test("set targets: owner or re-share holder; omitted recipients lose access; holders cannot grant more", async () => {
   await withServer(async (server) => {
     const { alice, bob, carol, eve } = await setup(server);
-    const f = await folderOver(alice, "Reshare");
-    const s = await createShareOver(alice, {
+    const f = await alice.newFolder("Reshare");
+    const s = await alice.newShare({
       rs: f,
       st: "SPECIFIC_USERS",
       ts: [{ us: bob.userSeq, ...shareFlags("cs") }, { us: carol.userSeq, ...shareFlags("ce") }],
@@ -329,8 +322,8 @@ Deno.test("set targets: owner or re-share holder; omitted recipients lose access
       assert.equal((await u.call("GET", `/resources/${f}?ss=${alice.userSeq}`)).status, 403);
     }
     // Links have no recipients.
-    const g = await folderOver(alice, "Org");
-    const org = await createShareOver(alice, { rs: g, st: "ORG_LINK", ...shareFlags() });
+    const g = await alice.newFolder("Org");
+    const org = await alice.newShare({ rs: g, st: "ORG_LINK", ...shareFlags() });
     const onLink = await alice.call("PUT", `/shares/${org.shareSeq}/targets`, {
       ts: [{ us: bob.userSeq, ...shareFlags() }],
     });
@@ -341,8 +334,8 @@ Deno.test("set targets: owner or re-share holder; omitted recipients lose access
 Deno.test("delete share: everyone loses access, the link stops resolving, owner only", async () => {
   await withServer(async (server) => {
     const { alice, bob, carol } = await setup(server);
-    const f = await folderOver(alice, "Gone");
-    const s = await shareWith(alice, f, bob, "cs");
+    const f = await alice.newFolder("Gone");
+    const s = await alice.shareWith(f, bob, "cs");
     assert.equal((await bob.call("DELETE", `/shares/${s.shareSeq}`)).body.errorCode, "SHARE_010");
     const del = await alice.call("DELETE", `/shares/${s.shareSeq}`);
     assert.equal(del.status, 200);
@@ -353,8 +346,8 @@ Deno.test("delete share: everyone loses access, the link stops resolving, owner 
     // The resource is untouched.
     assert.equal((await alice.call("GET", `/resources/${f}`)).status, 200);
 
-    const g = await folderOver(alice, "OrgGone");
-    const org = await createShareOver(alice, { rs: g, st: "ORG_LINK", ...shareFlags() });
+    const g = await alice.newFolder("OrgGone");
+    const org = await alice.newShare({ rs: g, st: "ORG_LINK", ...shareFlags() });
     const token = org.linkUrl.split("/s/")[1];
     assert.equal((await carol.call("GET", `/shares/link/${token}`)).status, 200);
     await alice.call("DELETE", `/shares/${org.shareSeq}`);
@@ -368,10 +361,10 @@ Deno.test("delete share: everyone loses access, the link stops resolving, owner 
 Deno.test("one share type per hierarchy: checked up and down, also after moving a shared folder", async () => {
   await withServer(async (server) => {
     const { alice, bob } = await setup(server);
-    const top = await folderOver(alice, "Top");
-    const mid = await folderOver(alice, "Mid", top);
-    const leaf = await folderOver(alice, "Leaf", mid);
-    await createShareOver(alice, { rs: mid, st: "ORG_LINK", ...shareFlags() });
+    const top = await alice.newFolder("Top");
+    const mid = await alice.newFolder("Mid", top);
+    const leaf = await alice.newFolder("Leaf", mid);
+    await alice.newShare({ rs: mid, st: "ORG_LINK", ...shareFlags() });
     // Down: a descendant cannot use another type; up: neither can an ancestor.
     for (const rs of [leaf, top]) {
       const res = await alice.call("POST", "/shares", {
@@ -386,7 +379,7 @@ Deno.test("one share type per hierarchy: checked up and down, also after moving 
     assert.equal(types.editable, false);
     assert.equal(types.fixedType, "ORG_LINK");
     assert.deepEqual(types.shareTypes.map((t: { code: string }) => t.code), ["ORG_LINK"]);
-    const same = await createShareOver(alice, { rs: leaf, st: "ORG_LINK", ...shareFlags("cd") });
+    const same = await alice.newShare({ rs: leaf, st: "ORG_LINK", ...shareFlags("cd") });
     assert.equal(same.modifiable, false);
     const change = await alice.call("PATCH", `/shares/${same.shareSeq}`, {
       st: "PUBLIC_LINK",
@@ -395,10 +388,10 @@ Deno.test("one share type per hierarchy: checked up and down, also after moving 
     assert.equal(change.body.errorCode, "SHARE_004");
 
     // A folder shared with specific users is moved into a folder shared as PUBLIC_LINK.
-    const pub = await folderOver(alice, "Public");
-    await createShareOver(alice, { rs: pub, st: "PUBLIC_LINK", ...shareFlags() });
-    const team = await folderOver(alice, "Team");
-    const teamShare = await shareWith(alice, team, bob, "ce");
+    const pub = await alice.newFolder("Public");
+    await alice.newShare({ rs: pub, st: "PUBLIC_LINK", ...shareFlags() });
+    const team = await alice.newFolder("Team");
+    const teamShare = await alice.shareWith(team, bob, "ce");
     assert.equal(teamShare.modifiable, true);
     const moved = await alice.call("POST", `/folders/${team}/move`, { pfs: pub });
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
@@ -425,7 +418,7 @@ Deno.test("one share type per hierarchy: checked up and down, also after moving 
     });
     assert.equal(adopt.status, 200);
     // New shares inside follow the hierarchy's type too.
-    const inner = await folderOver(alice, "Inner", team);
+    const inner = await alice.newFolder("Inner", team);
     const innerShare = await alice.call("POST", "/shares", { rs: inner, st: "SPECIFIC_USERS" });
     assert.equal(innerShare.body.errorCode, "SHARE_004");
   });
@@ -434,8 +427,8 @@ Deno.test("one share type per hierarchy: checked up and down, also after moving 
 Deno.test("se queues a notification for the recipient in the outbox", async () => {
   await withServer(async (server) => {
     const { alice, bob, carol } = await setup(server);
-    const f = await folderOver(alice, "Notify");
-    await createShareOver(alice, {
+    const f = await alice.newFolder("Notify");
+    await alice.newShare({
       rs: f,
       st: "SPECIFIC_USERS",
       ts: [{ us: bob.userSeq, ...shareFlags(), se: true }, { us: carol.userSeq, ...shareFlags() }],
@@ -464,8 +457,8 @@ Deno.test("recipients list and user search: tenant-aware, bounded", async () => 
     for (let i = 0; i < 25; i++) {
       await server.admin.createUser(alice.tenantId, `member${i}`);
     }
-    const f = await folderOver(alice, "Search");
-    const s = await shareWith(alice, f, bob, "cs");
+    const f = await alice.newFolder("Search");
+    const s = await alice.shareWith(f, bob, "cs");
     const users = await alice.call("GET", `/shares/${s.shareSeq}/users`);
     assert.equal(users.status, 200);
     assert.equal(users.body.data.items.length, 1);
@@ -505,8 +498,8 @@ Deno.test("recipients list and user search: tenant-aware, bounded", async () => 
 Deno.test("link lookup: key required, view of the key's account checked, unknown/revoked/expired tokens", async () => {
   await withServer(async (server) => {
     const { alice, bob, carol, eve } = await setup(server);
-    const org = await createShareOver(alice, {
-      rs: await folderOver(alice, "OrgDocs"),
+    const org = await alice.newShare({
+      rs: await alice.newFolder("OrgDocs"),
       st: "ORG_LINK",
       ...shareFlags("cd"),
     });
@@ -524,8 +517,8 @@ Deno.test("link lookup: key required, view of the key's account checked, unknown
       "PERMISSION_002",
     );
 
-    const pub = await createShareOver(alice, {
-      rs: await folderOver(alice, "PubDocs"),
+    const pub = await alice.newShare({
+      rs: await alice.newFolder("PubDocs"),
       st: "PUBLIC_LINK",
       ...shareFlags(),
     });
@@ -535,8 +528,8 @@ Deno.test("link lookup: key required, view of the key's account checked, unknown
     assert.equal(eveLook.body.data.isPublicLink, true);
 
     // A password-protected public link opens only through the public link page.
-    const locked = await createShareOver(alice, {
-      rs: await folderOver(alice, "Locked"),
+    const locked = await alice.newShare({
+      rs: await alice.newFolder("Locked"),
       st: "PUBLIC_LINK",
       ...shareFlags(),
       password: "hunter22",
@@ -567,8 +560,8 @@ Deno.test("link lookup: key required, view of the key's account checked, unknown
 Deno.test("a policy lowered after sharing caps existing shares at once", async () => {
   await withServer(async (server) => {
     const { alice, bob } = await setup(server);
-    const f = await folderOver(alice, "Capped");
-    await shareWith(alice, f, bob, "cu");
+    const f = await alice.newFolder("Capped");
+    await alice.shareWith(f, bob, "cu");
     assert.equal(
       (await bob.call("POST", "/folders", { fn: "a", pfs: f, ss: alice.userSeq })).status,
       201,
@@ -588,7 +581,7 @@ Deno.test("a policy lowered after sharing caps existing shares at once", async (
 Deno.test("concurrent creates on one resource: exactly one share", async () => {
   await withServer(async (server) => {
     const { alice, bob } = await setup(server);
-    const f = await folderOver(alice, "Race");
+    const f = await alice.newFolder("Race");
     const results = await Promise.all(
       Array.from({ length: 6 }, () =>
         alice.call("POST", "/shares", {
@@ -609,8 +602,8 @@ Deno.test("concurrent shares of a folder and its subfolder with different types:
   await withServer(async (server) => {
     const { alice } = await setup(server);
     for (let i = 0; i < 4; i++) {
-      const parent = await folderOver(alice, `Up${i}`);
-      const child = await folderOver(alice, "Down", parent);
+      const parent = await alice.newFolder(`Up${i}`);
+      const child = await alice.newFolder("Down", parent);
       const [up, down] = await Promise.all([
         alice.call("POST", "/shares", { rs: parent, st: "ORG_LINK", ...shareFlags() }),
         alice.call("POST", "/shares", { rs: child, st: "PUBLIC_LINK", ...shareFlags() }),
@@ -626,8 +619,8 @@ Deno.test("concurrent shares of a folder and its subfolder with different types:
 Deno.test("trash hides a shared resource, restore brings the share back, purge removes the share", async () => {
   await withServer(async (server) => {
     const { alice, bob } = await setup(server);
-    const f = await folderOver(alice, "Cycle");
-    const s = await shareWith(alice, f, bob);
+    const f = await alice.newFolder("Cycle");
+    const s = await alice.shareWith(f, bob);
     assert.equal((await alice.call("PATCH", `/folders/${f}/delete`)).status, 200);
     assert.deepEqual((await bob.call("GET", "/shared?ps=5")).body.data.items, []);
     assert.equal((await bob.call("GET", `/shares/${s.shareSeq}?ss=${alice.userSeq}`)).status, 404);

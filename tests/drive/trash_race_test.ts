@@ -3,12 +3,13 @@
  * moved, and a file stored into it is purged along with it (not orphaned).
  */
 import assert from "node:assert/strict";
-import { moveResource, storeGeneratedFile } from "../../kv/tree/drive.ts";
+import { storeGeneratedFile } from "../../kv/tree/content.ts";
+import { moveResource } from "../../kv/tree/moves.ts";
 import { getResource, listResourcesOwnedBy, listVersions } from "../../kv/tree/resources.ts";
 import { purgeTrashed } from "../../kv/tree/trash.ts";
 import { getUsage } from "../../kv/tree/usage.ts";
 import { type TestServer, withServer } from "../helpers/server.ts";
-import { type ApiUser, fileOver, folderOver, newApiUser } from "../helpers/api.ts";
+import { type ApiUser, newApiUser } from "../helpers/api.ts";
 import { addVersions } from "../helpers/domain.ts";
 
 const SLOW_VERSIONS = 1000;
@@ -19,7 +20,7 @@ const SLOW_VERSIONS = 1000;
  * has listed the whole tree by then, so what happens next races it.
  */
 async function purgeUnderway(server: TestServer, alice: ApiUser, top: number) {
-  const slow = await fileOver(alice, "zz.txt", "v1", top);
+  const slow = await alice.newFile("zz.txt", "v1", top);
   await addVersions(server, alice.userSeq, slow, SLOW_VERSIONS);
   assert.equal((await alice.call("PATCH", `/folders/${top}/delete`)).status, 200);
   const purge = purgeTrashed(server.deps, { ownerSeq: alice.userSeq, rs: top });
@@ -36,11 +37,11 @@ async function purgeUnderway(server: TestServer, alice: ApiUser, top: number) {
 Deno.test("a file or folder moved out of a trashed folder while its purge runs is not deleted", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const top = await folderOver(alice, "Top");
+    const top = await alice.newFolder("Top");
     // Listed first, so the purge deletes it last (children go bottom-up, in reverse).
-    const kept = await fileOver(alice, "a.txt", "keep me", top);
-    const keptFolder = await folderOver(alice, "b", top);
-    const keptChild = await fileOver(alice, "child.txt", "me too", keptFolder);
+    const kept = await alice.newFile("a.txt", "keep me", top);
+    const keptFolder = await alice.newFolder("b", top);
+    const keptChild = await alice.newFile("child.txt", "me too", keptFolder);
     const { purge } = await purgeUnderway(server, alice, top);
     // Moves that were authorized before the trash (the race) commit now.
     await moveResource(server.deps, { rs: kept, destParentRs: null, actorSeq: alice.userSeq });
@@ -70,8 +71,8 @@ Deno.test("a file or folder moved out of a trashed folder while its purge runs i
 Deno.test("a file stored into a trashed folder while its purge runs is purged too, not orphaned", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const top = await folderOver(alice, "Top");
-    const sub = await folderOver(alice, "b", top);
+    const top = await alice.newFolder("Top");
+    const sub = await alice.newFolder("b", top);
     const { purge } = await purgeUnderway(server, alice, top);
     // An upload authorized before the trash commits now, into the already listed subfolder.
     const late = await storeGeneratedFile(server.deps, {

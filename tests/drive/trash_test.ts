@@ -3,15 +3,7 @@ import { BlobNotFoundError } from "../../blobs/store.ts";
 import { getResource, listVersions } from "../../kv/tree/resources.ts";
 import { getUsage } from "../../kv/tree/usage.ts";
 import { forEachBlobStore, type TestServer, withServer } from "../helpers/server.ts";
-import {
-  ApiUser,
-  createShareOver,
-  fileOver,
-  folderOver,
-  newApiUser,
-  readOnlyKeyOf,
-  shareFlags,
-} from "../helpers/api.ts";
+import { ApiUser, newApiUser, readOnlyKeyOf, shareFlags } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
 import { addVersions } from "../helpers/domain.ts";
 
@@ -35,12 +27,12 @@ async function blobExists(server: TestServer, blobId: string): Promise<boolean> 
 Deno.test("trash lists top-level items with pages; restore goes back to the old folder", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const docs = await folderOver(alice, "Docs");
-    const sub = await folderOver(alice, "Sub", docs);
-    const inSub = await fileOver(alice, "deep.txt", "deep", sub);
-    const loose = await fileOver(alice, "loose.txt", "l", docs);
+    const docs = await alice.newFolder("Docs");
+    const sub = await alice.newFolder("Sub", docs);
+    const inSub = await alice.newFile("deep.txt", "deep", sub);
+    const loose = await alice.newFile("loose.txt", "l", docs);
     const rootFiles: number[] = [];
-    for (let i = 0; i < 5; i++) rootFiles.push(await fileOver(alice, `r${i}.txt`, "r"));
+    for (let i = 0; i < 5; i++) rootFiles.push(await alice.newFile(`r${i}.txt`, "r"));
 
     assert.equal((await alice.call("PATCH", `/files/${loose}/delete`)).status, 200);
     assert.equal((await alice.call("PATCH", `/folders/${sub}/delete`)).status, 200);
@@ -93,13 +85,13 @@ Deno.test("trash lists top-level items with pages; restore goes back to the old 
 Deno.test("restore: to the root when the old folder is gone or trashed; taken names get (n)", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const box = await folderOver(alice, "Box");
-    const file = await fileOver(alice, "note.txt", "first", box);
-    const inner = await fileOver(alice, "inner.txt", "i", box);
+    const box = await alice.newFolder("Box");
+    const file = await alice.newFile("note.txt", "first", box);
+    const inner = await alice.newFile("inner.txt", "i", box);
     await alice.call("PATCH", `/files/${file}/delete`);
     await alice.call("PATCH", `/files/${inner}/delete`);
     // A new note.txt takes the old name while the first one is in the trash.
-    await fileOver(alice, "note.txt", "second", box);
+    await alice.newFile("note.txt", "second", box);
     const back = await alice.call("POST", `/trash/${file}/restore`);
     assert.equal(back.status, 200);
     assert.equal(back.body.data.parentSeq, box);
@@ -110,20 +102,20 @@ Deno.test("restore: to the root when the old folder is gone or trashed; taken na
     assert.equal(toRoot.status, 200);
     assert.equal(toRoot.body.data.parentSeq, null, "its folder is in the trash");
 
-    const gone = await folderOver(alice, "Gone");
-    const orphan = await fileOver(alice, "orphan.txt", "o", gone);
+    const gone = await alice.newFolder("Gone");
+    const orphan = await alice.newFile("orphan.txt", "o", gone);
     await alice.call("PATCH", `/files/${orphan}/delete`);
     await alice.call("PATCH", `/folders/${gone}/delete`);
     assert.equal((await alice.call("DELETE", `/trash/${gone}`)).status, 200);
-    await fileOver(alice, "orphan.txt", "a newer one at the root");
+    await alice.newFile("orphan.txt", "a newer one at the root");
     const orphanBack = await alice.call("POST", `/trash/${orphan}/restore`);
     assert.equal(orphanBack.status, 200);
     assert.equal(orphanBack.body.data.parentSeq, null, "its folder was deleted for good");
     assert.equal(orphanBack.body.data.name, "orphan (1).txt");
 
     // Something inside a trashed folder is restored with that folder, not by itself.
-    const shelf = await folderOver(alice, "Shelf");
-    const book = await fileOver(alice, "book.txt", "b", shelf);
+    const shelf = await alice.newFolder("Shelf");
+    const book = await alice.newFile("book.txt", "b", shelf);
     await alice.call("PATCH", `/folders/${shelf}/delete`);
     const nested = await alice.call("POST", `/trash/${book}/restore`);
     assert.equal(nested.body.errorCode, "RESOURCE_019");
@@ -134,13 +126,13 @@ forEachBlobStore(
   "purge deletes the subtree, every version and blob, and frees the quota",
   async (server) => {
     const alice = await newApiUser(server, "alice", { quotaBytes: 1_000_000 });
-    const top = await folderOver(alice, "Top");
-    const sub = await folderOver(alice, "Sub", top);
-    const big = await fileOver(alice, "big.bin", testBytes(300_000), top);
+    const top = await alice.newFolder("Top");
+    const sub = await alice.newFolder("Sub", top);
+    const big = await alice.newFile("big.bin", testBytes(300_000), top);
     const v2 = await alice.upload("ignored", testBytes(250_000, 3), { st: "version", rs: big });
     assert.equal(v2.status, 201, JSON.stringify(v2.body));
-    const small = await fileOver(alice, "small.txt", "small", sub);
-    const keep = await fileOver(alice, "keep.txt", "kept");
+    const small = await alice.newFile("small.txt", "small", sub);
+    const keep = await alice.newFile("keep.txt", "kept");
     const before = await getUsage(server.kv, alice.userSeq);
     assert.equal(before, 300_000 + 250_000 + 5 + 4);
     const blobIds = [
@@ -186,17 +178,17 @@ forEachBlobStore(
 Deno.test("purge of a large trashed tree and of a file with many versions spans many commits", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const top = await folderOver(alice, "Top");
+    const top = await alice.newFolder("Top");
     const seqs = [top];
     for (let f = 0; f < 3; f++) {
-      const folder = await folderOver(alice, `f${f}`, top);
+      const folder = await alice.newFolder(`f${f}`, top);
       seqs.push(folder);
       for (let i = 0; i < 50; i++) {
-        seqs.push(await fileOver(alice, `${i}.txt`, `${f}:${i}`, folder));
+        seqs.push(await alice.newFile(`${i}.txt`, `${f}:${i}`, folder));
       }
     }
     // 950 versions: more than one commit can delete along with the file.
-    const many = await fileOver(alice, "many.txt", "v1", top);
+    const many = await alice.newFile("many.txt", "v1", top);
     seqs.push(many);
     await addVersions(server, alice.userSeq, many, 950);
     assert.equal((await listVersions(server.kv, many)).length, 950);
@@ -215,7 +207,7 @@ Deno.test("read-only key: trash may be listed; restore and purge are refused", a
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const ro = await readOnlyKeyOf(server, alice);
-    const rs = await fileOver(alice, "t.txt", "t");
+    const rs = await alice.newFile("t.txt", "t");
     await alice.call("PATCH", `/files/${rs}/delete`);
     assert.deepEqual(await trashSeqs(ro), [rs]);
     for (
@@ -237,9 +229,9 @@ Deno.test("restore and purge racing: exactly one wins and usage matches what is 
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     for (let round = 0; round < 15; round++) {
-      const folder = await folderOver(alice, `R${round}`);
+      const folder = await alice.newFolder(`R${round}`);
       const files = [];
-      for (let i = 0; i < 3; i++) files.push(await fileOver(alice, `${i}.txt`, "12345", folder));
+      for (let i = 0; i < 3; i++) files.push(await alice.newFile(`${i}.txt`, "12345", folder));
       const usageBefore = await getUsage(server.kv, alice.userSeq);
       await alice.call("PATCH", `/folders/${folder}/delete`);
       const [restore, purge] = await Promise.all([
@@ -269,15 +261,15 @@ Deno.test("purging a shared folder removes its share: recipients lose it and the
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
-    const folder = await folderOver(alice, "Shared");
-    const specific = await createShareOver(alice, {
+    const folder = await alice.newFolder("Shared");
+    const specific = await alice.newShare({
       rs: folder,
       st: "SPECIFIC_USERS",
       ...shareFlags("cd"),
       ts: [{ us: bob.userSeq, ...shareFlags("cd") }],
     });
-    const linked = await folderOver(alice, "Linked");
-    const link = await createShareOver(alice, {
+    const linked = await alice.newFolder("Linked");
+    const link = await alice.newShare({
       rs: linked,
       st: "PUBLIC_LINK",
       ...shareFlags("cd"),
@@ -304,7 +296,7 @@ Deno.test("restore: a folder whose old parent was moved to the nesting limit com
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     // The deepest chain a new folder may be made in: the next level is refused.
-    let deepest = await folderOver(alice, "L1");
+    let deepest = await alice.newFolder("L1");
     for (let level = 2;; level++) {
       const res = await alice.call("POST", "/folders", { fn: `L${level}`, pfs: deepest });
       if (res.status !== 201) {
@@ -313,9 +305,9 @@ Deno.test("restore: a folder whose old parent was moved to the nesting limit com
       }
       deepest = res.body.data.resourceSeq;
     }
-    const parent = await folderOver(alice, "Parent");
-    const sub = await folderOver(alice, "Sub", parent);
-    const file = await fileOver(alice, "f.txt", "f", parent);
+    const parent = await alice.newFolder("Parent");
+    const sub = await alice.newFolder("Sub", parent);
+    const file = await alice.newFile("f.txt", "f", parent);
     assert.equal((await alice.call("PATCH", `/folders/${sub}/delete`)).status, 200);
     assert.equal((await alice.call("PATCH", `/files/${file}/delete`)).status, 200);
     // Parent now sits where a folder can no longer be made inside it.

@@ -13,7 +13,7 @@ import {
   type Resource,
 } from "../../kv/tree/resources.ts";
 import { forEachBlobStore, fsBlobFiles, type TestServer } from "../helpers/server.ts";
-import { type ApiUser, folderOver, newApiUser, shareWith } from "../helpers/api.ts";
+import { type ApiUser, newApiUser } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
 
 /** Another seed: INVARIANT_SEED=123 deno test -A tests/usage_invariant_test.ts */
@@ -92,8 +92,8 @@ forEachBlobStore("random drive operations keep usage, names, parents and blobs c
   // Each user drops files into the other's "Inbox" (upload permission only).
   const inbox = new Map<number, number>();
   for (const [owner, guest] of [[alice, bob], [bob, alice]]) {
-    const rs = await folderOver(owner, "Inbox");
-    await shareWith(owner, rs, guest, "cu");
+    const rs = await owner.newFolder("Inbox");
+    await owner.shareWith(rs, guest, "cu");
     inbox.set(owner.userSeq, rs);
   }
   const rand = prng(SEED);

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { putContent } from "../../kv/tree/drive.ts";
+import { putContent } from "../../kv/tree/content.ts";
 import { acquireLock, getLock } from "../../kv/tree/locks.ts";
 import { getResource } from "../../kv/tree/resources.ts";
 import { forEachBlobStore, type TestServer, withServer } from "../helpers/server.ts";
-import { ApiUser, folderOver, newApiUser, shareWith, uploadAs } from "../helpers/api.ts";
+import { ApiUser, newApiUser, uploadAs } from "../helpers/api.ts";
 import { child, parseXml, textAt, type XmlNode } from "../helpers/xml.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -111,6 +111,13 @@ async function assertPlainFailure(res: Response, status: number, code?: string) 
   assert.throws(() => JSON.parse(text), "the body must not be a JSON envelope");
   if (code) assert.match(text, new RegExp(code));
   return text;
+}
+
+/** The editor reads `content`, but its lock and its save are refused: 403 with `code`. */
+async function assertReadsOnly(editor: Editor, content: string, code: string) {
+  assert.equal(await editor.get(), content);
+  await assertPlainFailure(await editor.lock(), 403, code);
+  await assertPlainFailure(await editor.put("overwritten", "save"), 403, code);
 }
 
 async function assertEmpty200(res: Response) {
@@ -333,9 +340,7 @@ Deno.test("VIEWER and WATCHER surfaces read but cannot lock or save", async () =
       assert.equal(textAt(info, "app"), app);
       assert.equal(textAt(info, "permissions", "edit"), "true", "the user may edit elsewhere");
       assert.equal(textAt(info, "editable"), "false", "but not from this surface");
-      assert.equal(await viewer.get(), "numbers");
-      await assertPlainFailure(await viewer.lock(), 403, "OFFICE_003");
-      await assertPlainFailure(await viewer.put("overwritten", "save"), 403, "OFFICE_003");
+      await assertReadsOnly(viewer, "numbers", "OFFICE_003");
     }
     assert.equal(await getLock(server.kv, rs), null);
     assert.equal((await versionsOf(alice, rs)).length, 1);
@@ -621,7 +626,7 @@ Deno.test("Bob edits a document Alice shared with him; his lock blocks Alice's e
       403,
       "SHARE_001",
     );
-    await shareWith(alice, rs, bob, "ce", "cd");
+    await alice.shareWith(rs, bob, "ce", "cd");
 
     const info = await bobEd.info();
     assert.equal(textAt(info, "owner", "userId"), "alice");
@@ -656,15 +661,13 @@ Deno.test("Bob with a view-only share reads but cannot lock or save", async () =
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
     const rs = await uploadAs(server, alice, "shared.docx", "v1");
-    await shareWith(alice, rs, bob, "cd");
+    await alice.shareWith(rs, bob, "cd");
     const bobEd = new Editor(bob, `${alice.userSeq}-${rs}`);
     const info = await bobEd.info();
     assert.equal(textAt(info, "permissions", "view"), "true");
     assert.equal(textAt(info, "permissions", "edit"), "false");
     assert.equal(textAt(info, "editable"), "false");
-    assert.equal(await bobEd.get(), "v1");
-    await assertPlainFailure(await bobEd.lock(), 403, "PERMISSION_004");
-    await assertPlainFailure(await bobEd.put("bob's", "save"), 403, "PERMISSION_004");
+    await assertReadsOnly(bobEd, "v1", "PERMISSION_004");
     assert.equal(await getLock(server.kv, rs), null);
     assert.equal((await versionsOf(alice, rs)).length, 1);
   });
@@ -675,7 +678,7 @@ Deno.test("another editor takes over a crashed editor's expired lease", async ()
     const alice = await newApiUser(server, "alice");
     const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
     const rs = await uploadAs(server, alice, "shared.docx", "v1");
-    await shareWith(alice, rs, bob, "ce", "cd");
+    await alice.shareWith(rs, bob, "ce", "cd");
     const docId = `${alice.userSeq}-${rs}`;
     const bobEd = new Editor(bob, docId);
     const aliceEd = new Editor(alice, docId);
@@ -694,7 +697,7 @@ Deno.test("another editor takes over a crashed editor's expired lease", async ()
 Deno.test("a locked document refuses move, rename and delete through the drive API", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const dest = await folderOver(alice, "dest");
+    const dest = await alice.newFolder("dest");
     const rsA = await uploadAs(server, alice, "a.docx", "a1");
     const rsB = await uploadAs(server, alice, "b.docx", "b1");
     const editor = new Editor(alice, `${alice.userSeq}-${rsA}`);

@@ -1,9 +1,13 @@
 /**
- * Test harness, drive external API side: a user with an API key (`ApiUser`) and one-line
- * helpers that create users, folders, files and shares over HTTP and throw unless they worked.
+ * Test harness, drive external API side: a user with an API key (`ApiUser`), whose `new…`
+ * methods create folders, files and shares over HTTP and throw unless that worked, and helpers
+ * that create such users and keys.
  */
 import { type JsonResponse, readJson } from "./http.ts";
 import type { TestServer } from "./server.ts";
+
+/** A permission a share may grant on top of view (edit, download, upload, re-share). */
+export type SharePermission = "ce" | "cd" | "cu" | "cs";
 
 /** A user of the external API with one key. */
 export class ApiUser {
@@ -49,6 +53,38 @@ export class ApiUser {
     form.append("file", content instanceof Blob ? content : new Blob([content]), name);
     return readJson(await this.fetch("/files", { method: "POST", body: form }));
   }
+
+  /** POST /folders into folder `pfs` (or the root); throws unless 201. Returns the resourceSeq. */
+  async newFolder(fn: string, pfs?: number): Promise<number> {
+    const res = await this.call("POST", "/folders", { fn, ...(pfs ? { pfs } : {}) });
+    if (res.status !== 201) throw new Error(`folder: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.data.resourceSeq;
+  }
+
+  /** POST /files into folder `pfs` (or the root); throws unless 201. Returns the resourceSeq. */
+  async newFile(name: string, content: BlobPart, pfs?: number): Promise<number> {
+    const res = await this.upload(name, content, pfs ? { pfs } : {});
+    if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.data.resourceSeq;
+  }
+
+  /** POST /shares; throws unless 201. Returns the share (envelope data). */
+  // deno-lint-ignore no-explicit-any
+  async newShare(body: Record<string, unknown>): Promise<any> {
+    const res = await this.call("POST", "/shares", body);
+    if (res.status !== 201) throw new Error(`share: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.data;
+  }
+
+  /** Shares `rs` with one user (SPECIFIC_USERS): view plus the named permissions. */
+  // deno-lint-ignore no-explicit-any
+  shareWith(rs: number, to: ApiUser, ...perms: SharePermission[]): Promise<any> {
+    return this.newShare({
+      rs,
+      st: "SPECIFIC_USERS",
+      ts: [{ us: to.userSeq, ...shareFlags(...perms) }],
+    });
+  }
 }
 
 /** Creates a user with a key in `tenantId` (a new tenant when omitted). */
@@ -69,25 +105,6 @@ export async function readOnlyKeyOf(server: TestServer, user: ApiUser): Promise<
   return new ApiUser(server.url, user.userSeq, user.tenantId, key, user.accountId);
 }
 
-/** POST /folders as `owner`; throws unless 201. Returns the resourceSeq. */
-export async function folderOver(owner: ApiUser, fn: string, pfs?: number): Promise<number> {
-  const res = await owner.call("POST", "/folders", { fn, ...(pfs ? { pfs } : {}) });
-  if (res.status !== 201) throw new Error(`folder: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data.resourceSeq;
-}
-
-/** POST /files as `user` into folder `pfs` (or the root); throws unless 201. Returns the seq. */
-export async function fileOver(
-  user: ApiUser,
-  name: string,
-  content: BlobPart,
-  pfs?: number,
-): Promise<number> {
-  const res = await user.upload(name, content, pfs ? { pfs } : {});
-  if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data.resourceSeq;
-}
-
 /**
  * Uploads a file into `owner`'s drive root over HTTP (POST /files) with a fresh api:write key of
  * that user, so it works for users whose own key is read-only. Returns the resourceSeq.
@@ -99,15 +116,12 @@ export async function uploadAs(
   content: BlobPart,
 ): Promise<number> {
   const key = await server.admin.createKey(owner.userSeq);
-  return fileOver(
-    new ApiUser(server.url, owner.userSeq, owner.tenantId, key, owner.accountId),
-    name,
-    content,
-  );
+  return await new ApiUser(server.url, owner.userSeq, owner.tenantId, key, owner.accountId)
+    .newFile(name, content);
 }
 
 /** Share flags for POST/PATCH /shares and `ts[]` entries: cv plus the named permissions. */
-export function shareFlags(...on: ("ce" | "cd" | "cu" | "cs")[]) {
+export function shareFlags(...on: SharePermission[]) {
   return {
     cv: true,
     ce: on.includes("ce"),
@@ -115,27 +129,4 @@ export function shareFlags(...on: ("ce" | "cd" | "cu" | "cs")[]) {
     cu: on.includes("cu"),
     cs: on.includes("cs"),
   };
-}
-
-/** POST /shares as `owner`; throws unless 201. Returns the share (envelope data). */
-// deno-lint-ignore no-explicit-any
-export async function createShareOver(owner: ApiUser, body: Record<string, unknown>): Promise<any> {
-  const res = await owner.call("POST", "/shares", body);
-  if (res.status !== 201) throw new Error(`share: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data;
-}
-
-/** Shares `rs` with one user (SPECIFIC_USERS): view plus the named permissions. Returns the share. */
-export function shareWith(
-  owner: ApiUser,
-  rs: number,
-  to: ApiUser,
-  ...perms: ("ce" | "cd" | "cu" | "cs")[]
-  // deno-lint-ignore no-explicit-any
-): Promise<any> {
-  return createShareOver(owner, {
-    rs,
-    st: "SPECIFIC_USERS",
-    ts: [{ us: to.userSeq, ...shareFlags(...perms) }],
-  });
 }

@@ -2,7 +2,7 @@
  * Test harness shortcuts that call the kv/ domain functions of a running test server directly,
  * for setups that would take too long over HTTP (a file with a thousand versions).
  */
-import { putContent } from "../../kv/tree/drive.ts";
+import { putContent } from "../../kv/tree/content.ts";
 import type { TestServer } from "./server.ts";
 
 /** Stores versions 2..`last` of file `rs` (contents "v2", "v3", ...) as `actorSeq`. */

@@ -10,10 +10,11 @@ import type { TestServer } from "./server.ts";
 
 /**
  * Registers a storage provider adapter through the admin API (for a new user unless `userSeq`
- * is given) and returns a host client signed for it.
+ * is given) and returns a host client signed for it. `server` may be any running service with
+ * an admin client (the provider benchmark passes its own server process).
  */
 export async function newProviderAdapter(
-  server: TestServer,
+  server: Pick<TestServer, "url" | "admin">,
   name: string,
   opts: {
     userSeq?: number;
@@ -21,6 +22,8 @@ export async function newProviderAdapter(
     operations?: string[];
     readOnly?: boolean;
     quotaBytes?: number;
+    /** The host client's request timeout (its default when omitted). */
+    timeoutMs?: number;
   } = {},
 ) {
   let userSeq = opts.userSeq;
@@ -39,7 +42,12 @@ export async function newProviderAdapter(
   });
   if (r.status !== 201) throw new Error(`createAdapter: ${r.status} ${JSON.stringify(r.body)}`);
   const secret: string = r.body.secret;
-  const client = new ProviderHostClient({ baseUrl: server.url, adapter: name, secret });
+  const client = new ProviderHostClient({
+    baseUrl: server.url,
+    adapter: name,
+    secret,
+    timeoutMs: opts.timeoutMs,
+  });
   return { name, secret, userSeq, client };
 }
 

@@ -80,6 +80,27 @@ export async function withServer<T>(
   }
 }
 
+/**
+ * Runs `fn` with two app instances on one KV file, as two processes of one service would run;
+ * both are closed and the file removed afterwards.
+ */
+export async function withTwoServersOnOneKv(
+  fn: (a: TestServer, b: TestServer) => Promise<void>,
+  opts: Omit<ServerOptions, "kvPath"> = {},
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "drive-shared-kv-" });
+  const kvPath = `${dir}/drive.kv`;
+  const a = await startTestServer({ ...opts, kvPath });
+  const b = await startTestServer({ ...opts, kvPath });
+  try {
+    await fn(a, b);
+  } finally {
+    await a.close();
+    await b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 /** Runs `fn` against a fresh server per blob store, so both back ends are exercised. */
 export function forEachBlobStore(
   name: string,

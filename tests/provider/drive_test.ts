@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { createFolder } from "../../kv/tree/drive.ts";
+import { createFolder } from "../../kv/tree/folders.ts";
 import { acquireLock } from "../../kv/tree/locks.ts";
 import {
   findChildByName,
@@ -259,6 +259,7 @@ Deno.test("Error table: every error status of every operation", async () => {
 
 Deno.test("Unsupported-operation response: the seven exact 501 bodies, and lock/unlock only as a pair", async () => {
   await withServer(async (server) => {
+    // The protocol's table, pinned here on purpose rather than read from provider/responses.ts.
     const codes: Record<string, string> = {
       list: "LIST_NOT_SUPPORTED",
       put: "PUT_NOT_SUPPORTED",

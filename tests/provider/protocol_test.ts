@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { findChildByName } from "../../kv/tree/resources.ts";
 import { UNAUTHORIZED_TEXT } from "../../provider/responses.ts";
-import { startTestServer, type TestServer, withServer } from "../helpers/server.ts";
+import { type TestServer, withServer, withTwoServersOnOneKv } from "../helpers/server.ts";
 import { newProviderAdapter, providerRawRequest } from "../helpers/provider.ts";
 import { rawHttp, type RawHttpResponse } from "../helpers/http.ts";
 
@@ -318,35 +318,26 @@ Deno.test("Verification order 5: a reused JWT is 401; a JWT whose request failed
     const body = enc('{"name":"once"}');
     const jti = crypto.randomUUID();
     const fixed = (c: any) => (c.jti = jti);
+    const mkdir = (extra: Partial<Parameters<typeof providerRawRequest>[2]>) =>
+      providerRawRequest(server.url, ad, {
+        method: "POST",
+        target: "/doc-storage/v1/mkdir",
+        contentType: "application/json",
+        body,
+        ...extra,
+      });
     // Wrong Content-Type (step 1) and mismatched body hash (step 4) fail first...
-    const badType = await providerRawRequest(server.url, ad, {
-      method: "POST",
-      target: "/doc-storage/v1/mkdir",
-      contentType: "application/json",
-      body,
-      edit: fixed,
-      headers: [["content-type", "text/plain"]],
-    });
+    const badType = await mkdir({ edit: fixed, headers: [["content-type", "text/plain"]] });
     assert.equal(badType!.status, 415);
-    const badBody = await providerRawRequest(server.url, ad, {
-      method: "POST",
-      target: "/doc-storage/v1/mkdir",
-      contentType: "application/json",
-      body,
-      edit: (
-        c,
-      ) => ((c.jti = jti),
-        (c.request.content_sha256 = createHash("sha256").update("other").digest("hex"))),
+    const badBody = await mkdir({
+      edit: (c) => {
+        c.jti = jti;
+        c.request.content_sha256 = createHash("sha256").update("other").digest("hex");
+      },
     });
     assert.equal(badBody!.status, 401);
     // ...so the same jti is still usable once, and then never again.
-    const first = await providerRawRequest(server.url, ad, {
-      method: "POST",
-      target: "/doc-storage/v1/mkdir",
-      contentType: "application/json",
-      body,
-      edit: fixed,
-    });
+    const first = await mkdir({ edit: fixed });
     assert.equal(first!.status, 204);
     const again = await providerRawRequest(server.url, ad, {
       method: "GET",
@@ -359,12 +350,9 @@ Deno.test("Verification order 5: a reused JWT is 401; a JWT whose request failed
 });
 
 Deno.test("Verification order 5: replay is refused across two app instances on one KV file", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "provider-replay-" });
-  const kvPath = `${dir}/shared.kv`;
+  // Both instances need the same secrets key to read the adapter's stored secret.
   const env = { DRIVE_SECRETS_KEY: btoa(String.fromCharCode(...new Uint8Array(32).fill(7))) };
-  const a = await startTestServer({ kvPath, env });
-  const b = await startTestServer({ kvPath, env });
-  try {
+  await withTwoServersOnOneKv(async (a, b) => {
     const ad = await newProviderAdapter(a, "twin");
     const jwt = ad.client.signedHeaders("info", [], { bytes: null })["x-doc-storage-request-jwt"];
     const send = (s: TestServer) =>
@@ -379,11 +367,7 @@ Deno.test("Verification order 5: replay is refused across two app instances on o
       target: "/doc-storage/v1/info",
     });
     assert.equal(fresh!.status, 200);
-  } finally {
-    await a.close();
-    await b.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { env });
 });
 
 Deno.test("Unsupported responses come only after authentication and the replay check", async () => {
@@ -529,7 +513,7 @@ Deno.test("Limits: DRIVE_PROVIDER_MAX_DOC_BYTES lowers the document limit for pu
     assert.equal(over.ok || over.status, 413);
     assert.equal((await ad.client.info(["over.bin"]) as { value: unknown }).value, null);
     // A bigger file stored through the drive itself cannot be described or served.
-    const { storeGeneratedFile } = await import("../../kv/tree/drive.ts");
+    const { storeGeneratedFile } = await import("../../kv/tree/content.ts");
     await storeGeneratedFile(server.deps, {
       ownerSeq: ad.userSeq,
       parentRs: null,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startTestServer, withServer } from "../helpers/server.ts";
+import { withServer, withTwoServersOnOneKv } from "../helpers/server.ts";
 import { newApiUser } from "../helpers/api.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -165,11 +165,7 @@ Deno.test("admin API: tenants, users, keys; bad bodies name the field; keys are 
 });
 
 Deno.test("two app instances on one KV file behave as one service", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "drive-shared-kv-" });
-  const kvPath = `${dir}/drive.kv`;
-  const a = await startTestServer({ kvPath });
-  const b = await startTestServer({ kvPath });
-  try {
+  await withTwoServersOnOneKv(async (a, b) => {
     const alice = await newApiUser(a, "alice");
     // The key issued through A authenticates on B, and B sees A's folder name as taken.
     const viaA = await alice.call("POST", "/folders", { fn: "Shared" });
@@ -195,11 +191,7 @@ Deno.test("two app instances on one KV file behave as one service", async () => 
     );
     assert.equal(results.filter((r) => r.status === 201).length, 1);
     assert.ok(results.every((r) => r.status === 201 || r.status === 409));
-  } finally {
-    await a.close();
-    await b.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("unknown paths answer 404 in each area's own error format", async () => {

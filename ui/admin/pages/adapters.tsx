@@ -13,7 +13,7 @@ import {
   type User,
 } from "../api.ts";
 import { ConfirmButton } from "../components/confirm.tsx";
-import { TestResult, TestRunner } from "../components/connection_test.tsx";
+import { TestResult, TestRunner } from "../components/connection_check.tsx";
 import { Items, ListState, useLoaded } from "../components/data.tsx";
 import { Panel } from "../components/panel.tsx";
 import { type NewSecret, SecretPanel } from "../components/secret.tsx";

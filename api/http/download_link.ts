@@ -1,0 +1,50 @@
+/**
+ * The two-request download flow of files and folders: the first request (with the API key)
+ * gets a short-lived token for the caller's access as a server-relative link; the second needs
+ * no Authorization, redeems the token and checks that access again (kv/tree/download_tokens.ts).
+ */
+import { z } from "@hono/zod-openapi";
+import type { Caller } from "../../kv/sharing/authorize.ts";
+import {
+  DOWNLOAD_TOKEN_TTL_MS,
+  type DownloadToken,
+  issueDownloadToken,
+} from "../../kv/tree/download_tokens.ts";
+import { jsonOk, queryParam } from "./openapi.ts";
+
+/** Where the second request goes, by what the token downloads. */
+const DOWNLOAD_PATHS: Record<DownloadToken["kind"], string> = {
+  file: "/api/external/v1/files/download",
+  folder: "/api/external/v1/folders/download",
+};
+
+/** The first request's success response: `{ linkUrl }`. */
+export function downloadLinkOk(kind: DownloadToken["kind"]) {
+  return jsonOk(
+    z.object({ linkUrl: z.string().openapi({ example: `${DOWNLOAD_PATHS[kind]}?dt=...` }) }),
+    `A server-relative link valid for ${DOWNLOAD_TOKEN_TTL_MS / 60_000} minutes`,
+  );
+}
+
+/** The second request's query, as documented: the token. */
+export const DownloadTokenQuery = z.object({
+  dt: z.string().openapi({ ...queryParam("dt"), description: "Token" }),
+});
+
+/** Issues the token for `caller`'s access to `rs` (with `ss`, as authorized) and its link. */
+export async function issueDownloadLink(
+  kv: Deno.Kv,
+  kind: DownloadToken["kind"],
+  rs: number,
+  caller: Caller,
+  ss: number | null | undefined,
+): Promise<{ linkUrl: string }> {
+  const token = await issueDownloadToken(kv, {
+    kind,
+    rs,
+    // The record keeps who the caller is, not the details of the API key it came with.
+    caller: { userSeq: caller.userSeq, tenantId: caller.tenantId },
+    ss: ss ?? null,
+  });
+  return { linkUrl: `${DOWNLOAD_PATHS[kind]}?dt=${token}` };
+}

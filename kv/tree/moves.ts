@@ -1,0 +1,222 @@
+/**
+ * Changing where a resource is: rename in place, move within a drive, move a file to another
+ * user's drive, and move to the trash. Each commit is checked against the resource, its lock and,
+ * for a folder, the locks of the documents inside it (the commit discipline is in placement.ts).
+ * Restoring from the trash and purging it are in trash.ts.
+ */
+import { commit, commitWithRetry, CONFLICT } from "../db.ts";
+import type { Deps } from "../deps.ts";
+import { type ErrorCode, fail } from "../errors.ts";
+import { requireUser } from "../identity/users.ts";
+import { shareByResKey } from "../keys.ts";
+import { assertNotLockedByOther } from "./locks.ts";
+import {
+  folderLockGuard,
+  type OnNameConflict,
+  pickName,
+  readLiveEntries,
+  requireFolderEntry,
+} from "./placement.ts";
+import {
+  getResourceEntry,
+  listVersions,
+  MAX_DEPTH,
+  type Resource,
+  validateName,
+  writeResource,
+} from "./resources.ts";
+import { chargeUsage, readUsageEntry } from "./usage.ts";
+
+/** Renames in place. NONE rejects a taken name (RESOURCE_003); AUTO picks "name (n)". */
+export function renameResource(
+  d: Deps,
+  input: {
+    rs: number;
+    name: string;
+    onConflict: OnNameConflict;
+    actorSeq: number;
+    field?: string;
+    lockOwner?: string | null;
+  },
+): Promise<Resource> {
+  const name = validateName(input.name, input.field ?? "rn");
+  return commitWithRetry(async () => {
+    const { cur, lock } = await readLiveEntries(d, input.rs, [
+      "RESOURCE_002",
+      `No file or folder with seq ${input.rs}`,
+    ]);
+    assertNotLockedByOther(lock.value, input.lockOwner ?? null);
+    if (cur.value.name === name) return cur.value;
+    const guard = await folderLockGuard(d, cur.value, input.lockOwner ?? null);
+    const next: Resource = {
+      ...cur.value,
+      name: await pickName(
+        d.kv,
+        cur.value.ownerSeq,
+        cur.value.parentRs,
+        name,
+        input.onConflict,
+        input.rs,
+      ),
+      updatedAt: Date.now(),
+      updatedBy: input.actorSeq,
+    };
+    const op = d.kv.atomic().check(cur, lock, ...guard);
+    writeResource(op, cur.value, next);
+    return (await commit(op)) === true ? next : CONFLICT;
+  });
+}
+
+/**
+ * Moves a file or folder to another folder of the same drive. The destination's ancestor chain
+ * is checked (versionstamps) in the same commit, so two concurrent moves can never form a cycle.
+ * A locked document is refused like a rename: a provider host addresses it by path.
+ */
+export function moveResource(
+  d: Deps,
+  input: { rs: number; destParentRs: number | null; actorSeq: number; onConflict?: OnNameConflict },
+): Promise<Resource> {
+  const onConflict = input.onConflict ?? "fail";
+  return commitWithRetry(async () => {
+    const { cur, lock } = await readLiveEntries(d, input.rs, [
+      "RESOURCE_002",
+      `No file or folder with seq ${input.rs}`,
+    ]);
+    assertNotLockedByOther(lock.value, null);
+    const op = d.kv.atomic().check(cur, lock);
+    let depth = 0;
+    if (input.destParentRs !== null) {
+      const dest = await requireFolderEntry(d.kv, cur.value.ownerSeq, input.destParentRs);
+      op.check(dest!);
+      // Walk up from the destination: the moved folder must not be on that path.
+      let next: number | null = input.destParentRs;
+      while (next !== null) {
+        if (next === input.rs) {
+          fail("RESOURCE_007", "A folder cannot be moved into itself or its own subfolder", "pfs");
+        }
+        const entry = await getResourceEntry(d.kv, next);
+        if (!entry.value) break;
+        if (entry.value.trashedAt !== null) {
+          fail("RESOURCE_008", `Folder ${input.destParentRs} is in the trash`, "pfs");
+        }
+        if (next !== input.destParentRs) op.check(entry);
+        next = entry.value.parentRs;
+        if (++depth > MAX_DEPTH) {
+          fail("RESOURCE_014", `Folders may nest at most ${MAX_DEPTH} deep`, "pfs");
+        }
+      }
+    }
+    if (cur.value.parentRs === input.destParentRs) return cur.value;
+    op.check(...await folderLockGuard(d, cur.value, null));
+    const next: Resource = {
+      ...cur.value,
+      parentRs: input.destParentRs,
+      name: await pickName(
+        d.kv,
+        cur.value.ownerSeq,
+        input.destParentRs,
+        cur.value.name,
+        onConflict,
+        input.rs,
+      ),
+      updatedAt: Date.now(),
+      updatedBy: input.actorSeq,
+    };
+    writeResource(op, cur.value, next);
+    return (await commit(op)) === true ? next : CONFLICT;
+  });
+}
+
+/**
+ * Moves a file into a folder of another user's drive (e.g. a recipient taking a file out of a
+ * shared folder). One commit changes the owner and moves the bytes of every stored version from
+ * the old owner's usage to the new owner's, refusing with RESOURCE_015 when they do not fit.
+ * A folder cannot change drives (RESOURCE_017); a same-drive target is a plain moveResource.
+ */
+export async function moveFileToDrive(
+  d: Deps,
+  input: {
+    rs: number;
+    destOwnerSeq: number;
+    destParentRs: number | null;
+    actorSeq: number;
+    onConflict?: OnNameConflict;
+  },
+): Promise<Resource> {
+  const onConflict = input.onConflict ?? "fail";
+  const first = (await getResourceEntry(d.kv, input.rs)).value;
+  if (first && first.ownerSeq === input.destOwnerSeq) return moveResource(d, input);
+  const destOwner = await requireUser(d.kv, input.destOwnerSeq);
+  return commitWithRetry(async () => {
+    const { cur, lock } = await readLiveEntries(d, input.rs, [
+      "RESOURCE_002",
+      `No file with seq ${input.rs}`,
+    ]);
+    if (cur.value.type !== "FILE") {
+      fail("RESOURCE_017", "Only files can move to another user's drive; copy a folder instead");
+    }
+    // An open editor session writes back to this file; it must not change hands under it.
+    assertNotLockedByOther(lock.value, null);
+    const [dest, versions, srcUsage, destUsage, ownShare] = await Promise.all([
+      requireFolderEntry(d.kv, destOwner.userSeq, input.destParentRs),
+      listVersions(d.kv, input.rs),
+      readUsageEntry(d.kv, cur.value.ownerSeq),
+      readUsageEntry(d.kv, destOwner.userSeq),
+      d.kv.get<number>(shareByResKey(input.rs)),
+    ]);
+    // A share belongs to its owner's drive; the new owner would inherit someone else's grants.
+    if (ownShare.value !== null) {
+      fail("RESOURCE_017", "The file has its own share; remove it before moving to another drive");
+    }
+    const bytes = versions.reduce((sum, v) => sum + v.size, 0);
+    const next: Resource = {
+      ...cur.value,
+      ownerSeq: destOwner.userSeq,
+      tenantId: destOwner.tenantId,
+      parentRs: input.destParentRs,
+      name: await pickName(
+        d.kv,
+        destOwner.userSeq,
+        input.destParentRs,
+        cur.value.name,
+        onConflict,
+      ),
+      updatedAt: Date.now(),
+      updatedBy: input.actorSeq,
+    };
+    const op = d.kv.atomic().check(cur, lock, ownShare);
+    if (dest) op.check(dest);
+    chargeUsage(op, destUsage, destOwner.userSeq, bytes, destOwner.quotaBytes, "RESOURCE_015");
+    chargeUsage(op, srcUsage, cur.value.ownerSeq, -bytes, Infinity, "RESOURCE_015");
+    writeResource(op, cur.value, next);
+    return (await commit(op)) === true ? next : CONFLICT;
+  });
+}
+
+/**
+ * Moves a file or folder to the trash. A folder's contents go with it (they are under a trashed
+ * ancestor). A document locked by someone else is refused.
+ */
+export function trashResource(
+  d: Deps,
+  input: { rs: number; actorSeq: number; notFound?: ErrorCode; lockOwner?: string | null },
+): Promise<Resource> {
+  return commitWithRetry(async () => {
+    const { cur, lock } = await readLiveEntries(d, input.rs, [
+      input.notFound ?? "RESOURCE_002",
+      `No file or folder with seq ${input.rs}, or it is already in the trash`,
+    ]);
+    assertNotLockedByOther(lock.value, input.lockOwner ?? null);
+    const guard = await folderLockGuard(d, cur.value, input.lockOwner ?? null);
+    const now = Date.now();
+    const next: Resource = {
+      ...cur.value,
+      trashedAt: now,
+      updatedAt: now,
+      updatedBy: input.actorSeq,
+    };
+    const op = d.kv.atomic().check(cur, lock, ...guard);
+    writeResource(op, cur.value, next);
+    return (await commit(op)) === true ? next : CONFLICT;
+  });
+}
