@@ -1,5 +1,6 @@
 /** Runtime configuration, read once from the environment (see ../shared/spec/runtime-and-admin.md). */
 import { Buffer } from "node:buffer";
+import { type IpRange, parseCidr } from "./lib/ip.ts";
 
 export interface Config {
   port: number;
@@ -17,6 +18,55 @@ export interface Config {
   officeStrictUser: boolean;
   /** DRIVE_SECRETS_KEY: 32 bytes (base64) encrypting adapter secrets at rest; see docs/provider.md. */
   secretsKey: Uint8Array | null;
+  /**
+   * Blob writer leases (blobs/leases.ts, docs/security.md "Leftovers"): a process with writes
+   * running renews its lease every `writeLeaseRenewMs`; writes of one not renewed for
+   * `writeLeaseExpiryMs` are abandoned.
+   */
+  writeLeaseRenewMs: number;
+  writeLeaseExpiryMs: number;
+  /**
+   * DRIVE_TRUSTED_PROXIES: the reverse proxies whose X-Forwarded-For names the client (addresses
+   * and CIDR ranges, IPv4 and IPv6); empty = the header is never believed. See docs/security.md.
+   */
+  trustedProxies: readonly IpRange[];
+  /** Connection limits (serve.ts, docs/security.md): each in ms, and the connection cap. */
+  headerTimeoutMs: number;
+  bodyIdleTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+}
+
+function trustedProxiesVar(env: Record<string, string | undefined>): IpRange[] {
+  const raw = (env.DRIVE_TRUSTED_PROXIES ?? "").trim();
+  if (raw === "") return [];
+  return raw.split(",").map((entry) => {
+    const range = parseCidr(entry);
+    if (!range) {
+      throw new ConfigError(
+        `DRIVE_TRUSTED_PROXIES: "${entry.trim()}" is not an IP address or CIDR range`,
+      );
+    }
+    return range;
+  });
+}
+
+/**
+ * A lease must reach several renewals ahead, or one slow renewal (a busy KV) would make a live
+ * write look abandoned.
+ */
+function writeLeaseVars(
+  env: Record<string, string | undefined>,
+): Pick<Config, "writeLeaseRenewMs" | "writeLeaseExpiryMs"> {
+  const renew = intVar(env, "DRIVE_WRITE_LEASE_RENEW_MS", 10_000);
+  const expiry = intVar(env, "DRIVE_WRITE_LEASE_EXPIRY_MS", 120_000);
+  if (renew < 1) throw new ConfigError("DRIVE_WRITE_LEASE_RENEW_MS must be at least 1");
+  if (expiry < 3 * renew) {
+    throw new ConfigError(
+      "DRIVE_WRITE_LEASE_EXPIRY_MS must be at least 3 times DRIVE_WRITE_LEASE_RENEW_MS",
+    );
+  }
+  return { writeLeaseRenewMs: renew, writeLeaseExpiryMs: expiry };
 }
 
 function secretsKeyVar(env: Record<string, string | undefined>): Uint8Array | null {
@@ -41,6 +91,17 @@ function intVar(env: Record<string, string | undefined>, name: string, fallback:
   }
   const value = Number(raw);
   if (!Number.isSafeInteger(value)) throw new ConfigError(`${name} is too large`);
+  return value;
+}
+
+/** intVar for limits where 0 would mean "cut everything at once": at least 1. */
+function positiveIntVar(
+  env: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+): number {
+  const value = intVar(env, name, fallback);
+  if (value < 1) throw new ConfigError(`${name} must be at least 1, got "${env[name]}"`);
   return value;
 }
 
@@ -94,5 +155,11 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     officeLockTtlSeconds: intVar(env, "DRIVE_OFFICE_LOCK_TTL_S", 1800),
     officeStrictUser: boolVar(env, "DRIVE_OFFICE_STRICT_USER"),
     secretsKey: secretsKeyVar(env),
+    ...writeLeaseVars(env),
+    trustedProxies: trustedProxiesVar(env),
+    headerTimeoutMs: positiveIntVar(env, "DRIVE_HEADER_TIMEOUT_MS", 10_000),
+    bodyIdleTimeoutMs: positiveIntVar(env, "DRIVE_BODY_IDLE_TIMEOUT_MS", 30_000),
+    keepAliveTimeoutMs: positiveIntVar(env, "DRIVE_KEEPALIVE_TIMEOUT_MS", 60_000),
+    maxConnections: positiveIntVar(env, "DRIVE_MAX_CONNECTIONS", 4096),
   };
 }

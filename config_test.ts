@@ -14,6 +14,10 @@ Deno.test("every variable has a working default", () => {
   assert.equal(c.defaultQuotaBytes, 10_737_418_240);
   assert.equal(c.officeLockTtlSeconds, 1800);
   assert.equal(c.officeStrictUser, false);
+  assert.equal(c.headerTimeoutMs, 10_000);
+  assert.equal(c.bodyIdleTimeoutMs, 30_000);
+  assert.equal(c.keepAliveTimeoutMs, 60_000);
+  assert.equal(c.maxConnections, 4096);
 });
 
 Deno.test("Deno Deploy defaults: managed KV and the kv blob store", () => {
@@ -41,6 +45,13 @@ Deno.test("invalid values are refused with the variable named", () => {
     { DRIVE_PROVIDER_MAX_DOC_BYTES: "314572801" },
     { DRIVE_OFFICE_STRICT_USER: "maybe" },
     { DRIVE_PUBLIC_URL: "not a url" },
+    { DRIVE_HEADER_TIMEOUT_MS: "0" },
+    { DRIVE_BODY_IDLE_TIMEOUT_MS: "10s" },
+    { DRIVE_KEEPALIVE_TIMEOUT_MS: "-1" },
+    { DRIVE_MAX_CONNECTIONS: "0" },
+    { DRIVE_WRITE_LEASE_RENEW_MS: "0" },
+    // A lease must reach at least three renewals ahead.
+    { DRIVE_WRITE_LEASE_EXPIRY_MS: "20000" },
   ];
   for (const env of cases) {
     const name = Object.keys(env)[0];
@@ -51,4 +62,21 @@ Deno.test("invalid values are refused with the variable named", () => {
     );
   }
   assert.equal(readConfig({ DRIVE_PROVIDER_MAX_DOC_BYTES: "1000" }).providerMaxDocBytes, 1000);
+});
+
+Deno.test("DRIVE_TRUSTED_PROXIES: empty by default, addresses and CIDR ranges of both families", () => {
+  assert.deepEqual(readConfig({}).trustedProxies, []);
+  assert.deepEqual(readConfig({ DRIVE_TRUSTED_PROXIES: " " }).trustedProxies, []);
+  const ranges = readConfig({ DRIVE_TRUSTED_PROXIES: "10.0.0.0/8, 192.0.2.7,::1,2001:db8::/32" })
+    .trustedProxies;
+  // Address bits / prefix of each range.
+  const shapes = ranges.map((r) => `${r.bytes.length * 8}/${r.prefix}`);
+  assert.deepEqual(shapes, ["32/8", "32/32", "128/128", "128/32"]);
+  for (const bad of ["10.0.0.0/33", "proxy.internal", "10.0.0.1,", "10.0.0.0/8;10.1.0.0/16"]) {
+    assert.throws(
+      () => readConfig({ DRIVE_TRUSTED_PROXIES: bad }),
+      (err) => err instanceof ConfigError && err.message.includes("DRIVE_TRUSTED_PROXIES"),
+      bad,
+    );
+  }
 });

@@ -1,6 +1,10 @@
-/** Composition root: config, boot, serve, stop on a signal. Nothing else belongs here. */
+/**
+ * Composition root: config, boot, serve (serve.ts: the connection limits), stop on a signal.
+ * Nothing else belongs here.
+ */
 import { boot } from "./boot.ts";
 import { ConfigError, readConfig } from "./config.ts";
+import { serve } from "./serve.ts";
 
 let config;
 try {
@@ -15,10 +19,12 @@ try {
 
 const service = await boot(config);
 const controller = new AbortController();
-const server = Deno.serve({
-  port: config.port,
+const server = serve(service.app, config, {
   hostname: config.host,
+  port: config.port,
   signal: controller.signal,
+  // Requests in flight get 10 s to finish, then their connections are cut.
+  graceMs: 10_000,
   onListen: ({ hostname, port }) => {
     const shown = hostname === "0.0.0.0" ? "localhost" : hostname;
     console.log(`drive listening on http://${shown}:${port}`);
@@ -26,13 +32,12 @@ const server = Deno.serve({
       console.log(`admin token (shown once, store it now): ${service.generatedAdminToken}`);
     }
   },
-}, service.app.fetch);
+});
 
 async function shutdown(signal: string) {
   console.log(`${signal}: stopping`);
   controller.abort();
-  // Requests in flight get 10 s to finish.
-  await Promise.race([server.finished, new Promise((r) => setTimeout(r, 10_000))]);
+  await server.finished;
   service.close();
   Deno.exit(0);
 }

@@ -1,6 +1,14 @@
-/** File-system blob store: one file per blob under `<dir>/<2 hex>/<id>`, written via a temp name. */
+/**
+ * File-system blob store: one file per blob under `<dir>/<2 hex>/<id>`, written under
+ * `<dir>/tmp/<writerId>.<id>.part` and renamed into place. The writer id names the lease of the
+ * process writing it (blobs/leases.ts): a temp file whose writer's lease lapsed was left by a
+ * process that died mid-write. A write costs no KV call of its own: the process renews one lease
+ * for all its writes.
+ */
 import { join } from "node:path";
+import { LeaseLostError, type WriteLeases, WRITER_ID } from "./leases.ts";
 import {
+  type AbandonedWrite,
   type BlobInfo,
   BlobNotFoundError,
   type BlobStore,
@@ -14,35 +22,25 @@ import {
 const BLOB_ID = /^[0-9a-f]{32}$/;
 const WRITE_CHUNK = 1024 * 1024;
 const READ_CHUNK = 1024 * 1024;
-/**
- * A temp file untouched this long is left over from a crash or a kill mid-write (a live write
- * touches its file with every piece), so opening the store removes it.
- */
-const STALE_TEMP_MS = 24 * 60 * 60 * 1000;
+const TEMP_SUFFIX = ".part";
 
 async function writeAll(file: Deno.FsFile, piece: Uint8Array): Promise<void> {
   let off = 0;
   while (off < piece.byteLength) off += await file.write(piece.subarray(off));
 }
 
-/** Removes temp files last written before `before`; another process's live ones are newer. */
-async function removeStaleTemps(tmpDir: string, before: number): Promise<number> {
-  let removed = 0;
-  for await (const entry of Deno.readDir(tmpDir)) {
-    if (!entry.isFile || !entry.name.endsWith(".part")) continue;
-    const path = join(tmpDir, entry.name);
-    const mtime = (await Deno.stat(path).catch(() => null))?.mtime;
-    if (mtime && mtime.getTime() < before) {
-      await Deno.remove(path).then(() => removed++, () => {});
-    }
-  }
-  return removed;
+/** Removes a file; true when it was there. */
+function removeFile(path: string): Promise<boolean> {
+  return Deno.remove(path).then(() => true, () => false);
 }
 
-export async function openFsBlobStore(dir: string): Promise<BlobStore> {
+/**
+ * `dir` holds the blobs; `leases` (on the service's KV, shared by every process that shares
+ * `dir`) tells live writes from abandoned ones.
+ */
+export async function openFsBlobStore(dir: string, leases: WriteLeases): Promise<BlobStore> {
   const tmpDir = join(dir, "tmp");
   await Deno.mkdir(tmpDir, { recursive: true });
-  await removeStaleTemps(tmpDir, Date.now() - STALE_TEMP_MS);
   const pathOf = (blobId: string) => {
     if (!BLOB_ID.test(blobId)) throw new BlobNotFoundError(blobId);
     return join(dir, blobId.slice(0, 2), blobId);
@@ -51,7 +49,10 @@ export async function openFsBlobStore(dir: string): Promise<BlobStore> {
   async function place(tmp: string, blobId: string): Promise<void> {
     const final = pathOf(blobId);
     await Deno.mkdir(join(dir, blobId.slice(0, 2)), { recursive: true });
-    await Deno.rename(tmp, final);
+    await Deno.rename(tmp, final).catch((err) => {
+      // Our temp file is gone: a sweep took this write for abandoned (its lease had lapsed).
+      throw err instanceof Deno.errors.NotFound ? new LeaseLostError(`blob ${blobId}`) : err;
+    });
   }
 
   return {
@@ -59,26 +60,33 @@ export async function openFsBlobStore(dir: string): Promise<BlobStore> {
 
     async write(body, opts: WriteOptions = {}): Promise<BlobInfo> {
       const blobId = newBlobId();
-      const tmp = join(tmpDir, `${blobId}.part`);
-      const file = await Deno.open(tmp, { write: true, createNew: true });
+      const term = await leases.begin();
+      const tmp = join(tmpDir, `${term.writerId}.${blobId}${TEMP_SUFFIX}`);
+      let file: Deno.FsFile | null = null;
       let info = { size: 0, sha256: "" };
       // One write stays in flight while the next piece is parsed, hashed and copied (pool 2).
       let inFlight: Promise<void> | null = null;
       try {
+        file = await Deno.open(tmp, { write: true, createNew: true });
         for await (const piece of coalesce(body, WRITE_CHUNK, opts, (i) => (info = i), 2)) {
+          term.check();
           await inFlight;
           inFlight = writeAll(file, piece);
         }
         await inFlight;
         file.close();
+        file = null;
+        term.check();
         await place(tmp, blobId);
       } catch (err) {
         await inFlight?.catch(() => {});
         try {
-          file.close();
+          file?.close();
         } catch { /* already closed */ }
         await Deno.remove(tmp).catch(() => {});
         throw err;
+      } finally {
+        await term.done();
       }
       return { blobId, ...info };
     },
@@ -130,15 +138,22 @@ export async function openFsBlobStore(dir: string): Promise<BlobStore> {
     },
 
     async copy(blobId: string): Promise<string> {
+      const source = pathOf(blobId);
       const copyId = newBlobId();
-      const tmp = join(tmpDir, `${copyId}.part`);
+      const term = await leases.begin();
+      const tmp = join(tmpDir, `${term.writerId}.${copyId}${TEMP_SUFFIX}`);
       try {
-        await Deno.copyFile(pathOf(blobId), tmp);
+        await Deno.copyFile(source, tmp).catch((err) => {
+          throw err instanceof Deno.errors.NotFound ? new BlobNotFoundError(blobId) : err;
+        });
+        term.check();
+        await place(tmp, copyId);
       } catch (err) {
-        if (err instanceof Deno.errors.NotFound) throw new BlobNotFoundError(blobId);
+        await Deno.remove(tmp).catch(() => {});
         throw err;
+      } finally {
+        await term.done();
       }
-      await place(tmp, copyId);
       return copyId;
     },
 
@@ -161,8 +176,26 @@ export async function openFsBlobStore(dir: string): Promise<BlobStore> {
       }
     },
 
-    removeAbandonedWrites(before: number): Promise<number> {
-      return removeStaleTemps(tmpDir, before);
+    async *abandonedWrites(): AsyncIterable<AbandonedWrite> {
+      const live = leases.liveness();
+      const untaggedBefore = Date.now() - leases.timing.expiryMs;
+      for await (const entry of Deno.readDir(tmpDir)) {
+        if (!entry.isFile || !entry.name.endsWith(TEMP_SUFFIX)) continue;
+        const writeId = entry.name.slice(0, -TEMP_SUFFIX.length);
+        const path = join(tmpDir, entry.name);
+        const writerId = writeId.split(".")[0];
+        if (writeId.includes(".") && WRITER_ID.test(writerId)) {
+          if (await live(writerId)) continue;
+        } else {
+          // No writer id: a temp file of a version before leases. Its age is all there is to go
+          // by, and such writes touched their file with every piece.
+          const mtime = (await Deno.stat(path).catch(() => null))?.mtime?.getTime();
+          if (mtime === undefined || mtime >= untaggedBefore) continue;
+        }
+        // Removing it is safe even if its writer was only paused: its rename then fails
+        // (LeaseLostError), and a file already renamed is not here to remove.
+        yield { writeId, remove: () => removeFile(path) };
+      }
     },
   };
 }

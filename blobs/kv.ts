@@ -1,10 +1,13 @@
 /**
  * KV blob store (for Deno Deploy, where there is no disk): bytes in chunks under
  * ["blob_chunk", id, n]; the ["blob", id] record is written last, so a blob exists only once
- * every chunk is in place. ["blob_pending", id] -> start time marks a write in progress, so the
- * chunks of one that never finished can be told from a live one's and removed.
+ * every chunk is in place. A write marks itself first with ["blob_pending", id] naming its writer
+ * (blobs/leases.ts); the commit that writes the record deletes the marker. A marker whose
+ * writer's lease lapsed was left, with its chunks, by a process that died mid-write.
  */
+import { type LeaseKeyOf, LeaseLostError, openWriteLeases, type WriteLeases } from "./leases.ts";
 import {
+  type AbandonedWrite,
   type BlobInfo,
   BlobNotFoundError,
   type BlobStore,
@@ -18,6 +21,20 @@ import {
 export const KV_CHUNK = 63 * 1024;
 /** Chunks per atomic commit, under KV's 800 KB per-commit limit. */
 const CHUNKS_PER_COMMIT = 12;
+/**
+ * Versions before leases stored only the start time (a number) as the marker, and never renewed
+ * anything; such a write that old was abandoned (the rule those versions applied).
+ */
+const LEGACY_PENDING_MS = 24 * 60 * 60 * 1000;
+
+/** The marker of a running write: ["blob_pending", id]. */
+interface PendingWrite {
+  /** The writer whose lease vouches for it. */
+  writer: string;
+  startedAt: number;
+  /** A sweep took it for abandoned and is removing its chunks; the writer can no longer finish. */
+  taken?: true;
+}
 
 interface BlobRecord {
   size: number;
@@ -36,9 +53,15 @@ export interface BlobKeys {
   blob(blobId?: string): Deno.KvKey;
   chunk(blobId: string, n?: number): Deno.KvKey;
   pending(blobId?: string): Deno.KvKey;
+  lease: LeaseKeyOf;
 }
 
-export function openKvBlobStore(kv: Deno.Kv, blobKeys: BlobKeys): BlobStore {
+/** `leases` defaults to this store's leases on `kv` with the default timing. */
+export function openKvBlobStore(
+  kv: Deno.Kv,
+  blobKeys: BlobKeys,
+  leases: WriteLeases = openWriteLeases(kv, blobKeys.lease, "kv"),
+): BlobStore {
   async function record(blobId: string): Promise<BlobRecord> {
     const rec = await kv.get<BlobRecord>(blobKeys.blob(blobId));
     if (!rec.value) throw new BlobNotFoundError(blobId);
@@ -54,9 +77,17 @@ export function openKvBlobStore(kv: Deno.Kv, blobKeys: BlobKeys): BlobStore {
       let n = 0;
       let batch = kv.atomic();
       let pending = 0;
-      await kv.set(blobKeys.pending(blobId), Date.now());
+      const term = await leases.begin();
+      const marker = blobKeys.pending(blobId);
+      let markedAt: string | null = null;
       try {
+        const value: PendingWrite = { writer: term.writerId, startedAt: Date.now() };
+        const marked = await kv.atomic().check({ key: marker, versionstamp: null })
+          .set(marker, value).commit();
+        if (!marked.ok) throw new Error(`blob id ${blobId} is already in use`);
+        markedAt = marked.versionstamp;
         for await (const piece of coalesce(body, KV_CHUNK, opts, (i) => (info = i))) {
+          term.check();
           batch.set(blobKeys.chunk(blobId, n++), piece.slice());
           if (++pending === CHUNKS_PER_COMMIT) {
             await batch.commit();
@@ -73,12 +104,22 @@ export function openKvBlobStore(kv: Deno.Kv, blobKeys: BlobKeys): BlobStore {
             chunks: n,
             storedAt: Date.now(),
           } satisfies BlobRecord,
-        ).delete(blobKeys.pending(blobId));
-        await batch.commit();
+        );
+        // The record commits only while the marker is untouched: a sweep that took the write for
+        // abandoned may have deleted chunks already, and a record over missing chunks would be a
+        // corrupt blob.
+        batch.check({ key: marker, versionstamp: markedAt }).delete(marker);
+        if (!(await batch.commit()).ok) throw new LeaseLostError(`blob ${blobId}`);
       } catch (err) {
         await deletePrefix(kv, blobKeys.chunk(blobId)).catch(() => {});
-        await kv.delete(blobKeys.pending(blobId)).catch(() => {});
+        // Unless a sweep took it (then the sweep removes it).
+        if (markedAt) {
+          await kv.atomic().check({ key: marker, versionstamp: markedAt }).delete(marker).commit()
+            .catch(() => {});
+        }
         throw err;
+      } finally {
+        await term.done();
       }
       return { blobId, ...info };
     },
@@ -134,15 +175,34 @@ export function openKvBlobStore(kv: Deno.Kv, blobKeys: BlobKeys): BlobStore {
       }
     },
 
-    async removeAbandonedWrites(before: number): Promise<number> {
-      let removed = 0;
-      for await (const e of kv.list<number>({ prefix: blobKeys.pending() })) {
-        if (e.value >= before) continue;
+    async *abandonedWrites(): AsyncIterable<AbandonedWrite> {
+      const live = leases.liveness();
+      const legacyBefore = Date.now() - LEGACY_PENDING_MS;
+      for await (const e of kv.list<PendingWrite | number>({ prefix: blobKeys.pending() })) {
         const blobId = e.key[1] as string;
-        await deletePrefix(kv, blobKeys.chunk(blobId));
-        if ((await kv.atomic().check(e).delete(e.key).commit()).ok) removed++;
+        const mark = e.value;
+        if (typeof mark === "number") {
+          if (mark >= legacyBefore) continue;
+        } else if (!mark.taken && await live(mark.writer)) {
+          continue;
+        }
+        yield {
+          writeId: blobId,
+          async remove() {
+            // The marker first: a writer that was only paused can no longer commit a record over
+            // the chunks removed here. A sweep that dies half-way leaves it taken, for the next.
+            const taken: PendingWrite = typeof mark === "number"
+              ? { writer: "", startedAt: mark, taken: true }
+              : { ...mark, taken: true };
+            const res = await kv.atomic().check(e).set(e.key, taken).commit();
+            if (!res.ok) return false;
+            await deletePrefix(kv, blobKeys.chunk(blobId));
+            await kv.atomic().check({ key: e.key, versionstamp: res.versionstamp }).delete(e.key)
+              .commit();
+            return true;
+          },
+        };
       }
-      return removed;
     },
   };
 }

@@ -50,10 +50,36 @@ export interface BlobStore {
   /** Every complete blob, referenced or not, in no particular order. */
   list(): AsyncIterable<StoredBlob>;
   /**
-   * Removes what writes started before `before` (ms) and never finished left behind (a crash or
-   * a kill mid-write); returns how many such writes it cleared. Live writes are younger.
+   * The writes that never finished because their process died (a crash or a kill mid-write):
+   * their writer's lease lapsed (blobs/leases.ts). Finding them removes nothing; a live write,
+   * on this process or any other on the same KV, is never among them.
    */
-  removeAbandonedWrites(before: number): Promise<number>;
+  abandonedWrites(): AsyncIterable<AbandonedWrite>;
+}
+
+/** What one write stopped half-way left behind (a temp file, chunks without a record). */
+export interface AbandonedWrite {
+  readonly writeId: string;
+  /** Removes it; false when it changed or went meanwhile (another sweep removed it first). */
+  remove(): Promise<boolean>;
+}
+
+/**
+ * Finds the abandoned writes and, unless `dryRun`, removes them; returns how many it found (dry
+ * run) or removed. The one path for the sweep, start-up and the periodic cleanup, so a dry run
+ * counts exactly the selection a real run removes.
+ */
+export async function clearAbandonedWrites(
+  store: BlobStore,
+  opts: { dryRun: boolean },
+): Promise<number> {
+  // Found first, removed after: removing while a directory or KV listing is open is avoided.
+  const found: AbandonedWrite[] = [];
+  for await (const write of store.abandonedWrites()) found.push(write);
+  if (opts.dryRun) return found.length;
+  let removed = 0;
+  for (const write of found) if (await write.remove()) removed++;
+  return removed;
 }
 
 export class BlobTooLargeError extends Error {

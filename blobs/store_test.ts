@@ -1,23 +1,40 @@
-/** One contract, both blob stores: what kv/tree/content.ts relies on from `BlobStore`. */
+/**
+ * One contract, both blob stores: what kv/tree/content.ts relies on from `BlobStore`. Then the
+ * write leases: a write killed mid-way (kill -9) is abandoned once its lease lapses and not
+ * before, a live write on another store instance is never touched however long it stalls, and a
+ * write swept while its writer was paused fails instead of publishing a blob.
+ */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { openFsBlobStore } from "./fs.ts";
 import { KV_CHUNK, openKvBlobStore } from "./kv.ts";
+import { LeaseLostError, type LeaseTiming, openWriteLeases } from "./leases.ts";
 import {
   BlobNotFoundError,
   BlobSizeMismatchError,
   type BlobStore,
   BlobTooLargeError,
+  clearAbandonedWrites,
 } from "./store.ts";
 import { testBytes } from "../tests/helpers/bytes.ts";
 import { blobStoreKeys } from "../kv/keys.ts";
 
 const MiB = 1024 * 1024;
+type Kind = "fs" | "kv";
 
 interface Fixture {
+  kind: Kind;
   store: BlobStore;
-  /** How many stored things (files, KV entries) exist, temp files included. */
+  /** The KV file and the blob directory (fs), for another store instance or process. */
+  kvPath: string;
+  dir: string;
+  /**
+   * How many stored things (files, KV entries) exist, temp files and pending markers included
+   * (not the writer leases, which outlive writes on purpose).
+   */
   leftovers(): Promise<number>;
+  /** Another instance of the store on the same KV file and directory, as another process has. */
+  another(timing?: LeaseTiming): Promise<BlobStore>;
   close(): Promise<void>;
 }
 
@@ -29,35 +46,53 @@ async function countFiles(dir: string): Promise<number> {
   return n;
 }
 
-const FIXTURES: Record<"fs" | "kv", () => Promise<Fixture>> = {
-  async fs() {
-    const dir = await Deno.makeTempDir({ prefix: "blob-contract-" });
+async function countEntries(kv: Deno.Kv, families: string[]): Promise<number> {
+  let n = 0;
+  for (const family of families) for await (const _ of kv.list({ prefix: [family] })) n++;
+  return n;
+}
+
+/** A store of `kind` over a KV file in a fresh temp directory (blobs under `<root>/blobs`). */
+async function fixture(kind: Kind, timing?: LeaseTiming): Promise<Fixture> {
+  const root = await Deno.makeTempDir({ prefix: `blob-contract-${kind}-` });
+  const kvPath = `${root}/drive.kv`;
+  const dir = `${root}/blobs`;
+  const handles: Deno.Kv[] = [];
+  const open = async (timing?: LeaseTiming) => {
+    const kv = await Deno.openKv(kvPath);
+    handles.push(kv);
+    const leases = openWriteLeases(kv, blobStoreKeys.lease, kind, timing);
     return {
-      store: await openFsBlobStore(dir),
-      leftovers: () => countFiles(dir),
-      close: () => Deno.remove(dir, { recursive: true }),
+      kv,
+      store: kind === "fs"
+        ? await openFsBlobStore(dir, leases)
+        : openKvBlobStore(kv, blobStoreKeys, leases),
     };
-  },
-  async kv() {
-    const kv = await Deno.openKv(":memory:");
-    return {
-      store: openKvBlobStore(kv, blobStoreKeys),
-      async leftovers() {
-        let n = 0;
-        for (const prefix of [["blob"], ["blob_chunk"], ["blob_pending"]]) {
-          for await (const _ of kv.list({ prefix })) n++;
-        }
-        return n;
-      },
-      close: () => Promise.resolve(kv.close()),
-    };
-  },
-};
+  };
+  const { kv, store } = await open(timing);
+  return {
+    kind,
+    store,
+    kvPath,
+    dir,
+    async leftovers() {
+      if (kind === "fs") return await countFiles(dir);
+      return await countEntries(kv, ["blob", "blob_chunk", "blob_pending"]);
+    },
+    async another(timing?: LeaseTiming) {
+      return (await open(timing)).store;
+    },
+    async close() {
+      for (const h of handles) h.close();
+      await Deno.remove(root, { recursive: true });
+    },
+  };
+}
 
 function contract(name: string, fn: (f: Fixture) => Promise<void>) {
   for (const kind of ["fs", "kv"] as const) {
     Deno.test(`blob store contract: ${name} [${kind}]`, async () => {
-      const f = await FIXTURES[kind]();
+      const f = await fixture(kind);
       try {
         await fn(f);
       } finally {
@@ -200,23 +235,187 @@ contract("list: every complete blob with its size and when it was stored", async
     // File times may be truncated to the second, so allow the second the writes started in.
     assert.ok(blob.storedAt >= start - 1000 && blob.storedAt <= Date.now(), String(blob.storedAt));
   }
-  assert.equal(await f.store.removeAbandonedWrites(Date.now()), 0, "finished writes leave none");
+  assert.equal(
+    await clearAbandonedWrites(f.store, { dryRun: true }),
+    0,
+    "finished writes leave none",
+  );
 });
 
-Deno.test("fs store: opening it removes temp files a crash left, not live ones", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "blob-temps-" });
+/**
+ * A body that sends `first` and then stalls until `finish()` sends `rest`: a write in progress
+ * for as long as the test wants.
+ */
+function stalled(first: Uint8Array, rest: Uint8Array) {
+  let finish!: () => void;
+  const go = new Promise<void>((r) => (finish = r));
+  let step = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(c) {
+      if (step++ === 0) return c.enqueue(first.slice());
+      await go;
+      c.enqueue(rest.slice());
+      c.close();
+    },
+  });
+  return { body, finish };
+}
+
+async function until(what: string, probe: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * What a child process of `f`'s kind writes before it is killed: 2 MiB of a body that never
+ * ends, under a lease renewed every 100 ms and promised for 1 s. The timer keeps it alive (the
+ * lease's own timer is unref'd).
+ */
+function writerScript(f: Fixture): string {
+  const url = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
+  return `
+    import { openFsBlobStore } from ${url("./fs.ts")};
+    import { openKvBlobStore } from ${url("./kv.ts")};
+    import { openWriteLeases } from ${url("./leases.ts")};
+    import { blobStoreKeys } from ${url("../kv/keys.ts")};
+    const kv = await Deno.openKv(${JSON.stringify(f.kvPath)});
+    const leases = openWriteLeases(kv, blobStoreKeys.lease, "${f.kind}", {
+      renewMs: 100,
+      expiryMs: 1000,
+    });
+    const store = "${f.kind}" === "fs"
+      ? await openFsBlobStore(${JSON.stringify(f.dir)}, leases)
+      : openKvBlobStore(kv, blobStoreKeys, leases);
+    const body = new ReadableStream({ start(c) { c.enqueue(new Uint8Array(${2 * MiB})); } });
+    store.write(body);
+    setInterval(() => {}, 1000);
+  `;
+}
+
+for (const kind of ["fs", "kv"] as const) {
+  Deno.test(`write leases: a write killed mid-way is abandoned once its lease lapses, not before; a dry run finds what the real run removes [${kind}]`, async () => {
+    const f = await fixture(kind);
+    try {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: ["eval", "--unstable-kv", writerScript(f)],
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      await until("the killed writer's first bytes", async () => (await f.leftovers()) > 0);
+      child.kill("SIGKILL");
+      await child.status;
+      const left = await f.leftovers();
+
+      // Its lease was renewed moments ago: it cannot be told from a live write yet.
+      assert.equal(await clearAbandonedWrites(f.store, { dryRun: true }), 0);
+      await until(
+        "the lease to lapse",
+        async () => (await clearAbandonedWrites(f.store, { dryRun: true })) > 0,
+      );
+      assert.equal(await clearAbandonedWrites(f.store, { dryRun: true }), 1);
+      assert.equal(await f.leftovers(), left, "a dry run removes nothing");
+      assert.equal(await clearAbandonedWrites(f.store, { dryRun: false }), 1);
+      assert.equal(
+        await f.leftovers(),
+        0,
+        "the temp file, or the chunks and their marker, are gone",
+      );
+      assert.equal(await clearAbandonedWrites(f.store, { dryRun: false }), 0);
+    } finally {
+      await f.close();
+    }
+  });
+
+  Deno.test(`write leases: a live write stalled far past its lease period is not touched by another instance, and completes [${kind}]`, async () => {
+    // The writer promises its lease for 200 ms at a time; it stalls for 1 s.
+    const f = await fixture(kind, { renewMs: 50, expiryMs: 200 });
+    try {
+      const other = await f.another();
+      const bytes = testBytes(2 * MiB, 12);
+      const { body, finish } = stalled(bytes.subarray(0, MiB), bytes.subarray(MiB));
+      const writing = f.store.write(body);
+      await until("the write's first bytes", async () => (await f.leftovers()) > 0);
+      await sleep(1000);
+      assert.equal(await clearAbandonedWrites(other, { dryRun: true }), 0);
+      assert.equal(await clearAbandonedWrites(other, { dryRun: false }), 0);
+      finish();
+      const info = await writing;
+      assert.deepEqual(await readAll(await other.read(info.blobId)), bytes);
+      assert.equal(await clearAbandonedWrites(other, { dryRun: true }), 0);
+    } finally {
+      await f.close();
+    }
+  });
+
+  Deno.test(`write leases: a write whose writer's lease lapsed (a paused process) is swept, then fails and publishes nothing [${kind}]`, async () => {
+    // Renewals far apart, so the test can make the lease look lapsed between two of them (as a
+    // process paused for longer than its lease reaches would).
+    const f = await fixture(kind, { renewMs: 60_000, expiryMs: 180_000 });
+    try {
+      const other = await f.another();
+      const bytes = testBytes(2 * MiB, 13);
+      const { body, finish } = stalled(bytes.subarray(0, MiB), bytes.subarray(MiB));
+      const writing = f.store.write(body);
+      writing.catch(() => {});
+      await until("the write's first bytes", async () => (await f.leftovers()) > 0);
+      const kv = await Deno.openKv(f.kvPath);
+      try {
+        for await (const e of kv.list<{ expiresAt: number }>({ prefix: ["blob_lease"] })) {
+          await kv.set(e.key, { ...e.value, expiresAt: Date.now() - 1 });
+        }
+      } finally {
+        kv.close();
+      }
+      assert.equal(await clearAbandonedWrites(other, { dryRun: false }), 1);
+      finish();
+      await assert.rejects(writing, LeaseLostError);
+      assert.equal(await f.leftovers(), 0);
+      let blobs = 0;
+      for await (const _ of other.list()) blobs++;
+      assert.equal(blobs, 0, "no blob over removed bytes");
+    } finally {
+      await f.close();
+    }
+  });
+}
+
+Deno.test("write leases: leftovers of versions before leases go by their age", async () => {
+  const fs = await fixture("fs");
+  const kvStore = await fixture("kv");
   try {
-    await Deno.mkdir(`${dir}/tmp`);
-    const stale = `${dir}/tmp/${"a".repeat(32)}.part`;
-    const live = `${dir}/tmp/${"b".repeat(32)}.part`;
+    // fs: temp files without a lease, judged by when they were last written.
+    await Deno.mkdir(`${fs.dir}/tmp`, { recursive: true });
+    const stale = `${fs.dir}/tmp/${"a".repeat(32)}.part`;
+    const fresh = `${fs.dir}/tmp/${"b".repeat(32)}.part`;
     await Deno.writeFile(stale, new Uint8Array(10));
-    await Deno.writeFile(live, new Uint8Array(10));
-    const twoDaysAgo = new Date(Date.now() - 48 * 3600_000);
-    await Deno.utime(stale, twoDaysAgo, twoDaysAgo);
-    await openFsBlobStore(dir);
+    await Deno.writeFile(fresh, new Uint8Array(10));
+    const longAgo = new Date(Date.now() - 10 * 60_000);
+    await Deno.utime(stale, longAgo, longAgo);
+    assert.equal(await clearAbandonedWrites(fs.store, { dryRun: true }), 1);
+    assert.equal(await clearAbandonedWrites(fs.store, { dryRun: false }), 1);
     assert.equal(await Deno.stat(stale).then(() => true, () => false), false);
-    assert.equal(await Deno.stat(live).then(() => true, () => false), true);
+    assert.equal(await Deno.stat(fresh).then(() => true, () => false), true);
+
+    // kv: a blob_pending start time, abandoned after a day as those versions held.
+    const kv = await Deno.openKv(kvStore.kvPath);
+    try {
+      await kv.set(["blob_chunk", "c".repeat(32), 0], new Uint8Array(10));
+      await kv.set(["blob_pending", "c".repeat(32)], Date.now() - 25 * 3600_000);
+      await kv.set(["blob_chunk", "d".repeat(32), 0], new Uint8Array(10));
+      await kv.set(["blob_pending", "d".repeat(32)], Date.now() - 3600_000);
+    } finally {
+      kv.close();
+    }
+    assert.equal(await clearAbandonedWrites(kvStore.store, { dryRun: true }), 1);
+    assert.equal(await clearAbandonedWrites(kvStore.store, { dryRun: false }), 1);
+    assert.equal(await kvStore.leftovers(), 2, "the younger write's chunk and marker stay");
   } finally {
-    await Deno.remove(dir, { recursive: true });
+    await fs.close();
+    await kvStore.close();
   }
 });

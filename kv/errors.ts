@@ -32,7 +32,8 @@ export const ERROR_CATALOG = {
   RESOURCE_003: entry(409, "A file or folder with that name already exists in the folder"),
   RESOURCE_004: entry(
     400,
-    "Invalid name: empty, over 255 characters, '.', '..', or contains '/', '\\' or control characters",
+    "Invalid name: empty, over 255 characters, '.', '..', not UTF-8, or contains '/', '\\', a lone " +
+      "surrogate, a control, bidirectional or invisible character (the message names it as U+XXXX)",
   ),
   RESOURCE_005: entry(400, "A folder seq was expected but a file seq was given"),
   RESOURCE_006: entry(400, "A file seq was expected but a folder seq was given"),
@@ -106,7 +107,7 @@ export const ERROR_CATALOG = {
   LINK_001: entry(401, "Wrong share-link password"),
   LINK_002: entry(
     429,
-    "Too many wrong passwords for this link; retry after the Retry-After seconds",
+    "Too many wrong passwords from this client for this link; wait the Retry-After seconds",
   ),
   LINK_003: entry(403, "An ORG_LINK opens only for signed-in members of the owner's organization"),
   LINK_004: entry(401, "The link is password-protected: send a valid access token (X-Link-Access)"),
@@ -114,7 +115,7 @@ export const ERROR_CATALOG = {
   OFFICE_001: entry(403, "loginUserSeq names no user of the API key's tenant"),
   OFFICE_002: entry(
     403,
-    "Hardened mode (DRIVE_OFFICE_STRICT_USER): loginUserSeq must be the API key's own user",
+    "Hardened mode (DRIVE_OFFICE_STRICT_USER): loginUserSeq and user_id must name the key's own user",
   ),
   OFFICE_003: entry(
     403,

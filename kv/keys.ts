@@ -150,10 +150,15 @@ export const FAMILIES = {
     shape: "[link_access, sha256(accessToken)]",
     value: "LinkAccess",
   },
-  link_fail: {
+  link_guess: {
     owner: "kv/sharing/share_links.ts",
-    shape: "[link_fail, shareSeq]",
-    value: "FailWindow",
+    shape: "[link_guess, shareSeq, client]",
+    value: "GuessBudget",
+  },
+  link_guess_rate: {
+    owner: "kv/sharing/share_links.ts",
+    shape: "[link_guess_rate, shareSeq]",
+    value: "GuessRate",
   },
   pins: { owner: "kv/sharing/pins.ts", shape: "[pins, userSeq]", value: "Pin[] (pin order)" },
   pin: { owner: "kv/sharing/pins.ts", shape: "[pin, pinnedFolderSeq]", value: "userSeq" },
@@ -191,7 +196,12 @@ export const FAMILIES = {
   blob_pending: {
     owner: "blobs/kv.ts",
     shape: "[blob_pending, blobId]",
-    value: "ms the write started",
+    value: "PendingWrite (a number, the start time, from versions before blob_lease)",
+  },
+  blob_lease: {
+    owner: "blobs/leases.ts",
+    shape: "[blob_lease, fs or kv, writerId]",
+    value: "WriterLease (renewed while the writer's writes run; expireIn)",
   },
 } as const satisfies Record<string, Family>;
 
@@ -258,7 +268,9 @@ export const sharedIndexKey = (
 ) => key("shared_idx", userSeq, sort, ...opt(sortValue), ...opt(rs));
 export const starKey = (userSeq: number, rs: number) => key("star", userSeq, rs);
 export const linkAccessKey = (accessTokenHash: string) => key("link_access", accessTokenHash);
-export const linkFailKey = (shareSeq: number) => key("link_fail", shareSeq);
+export const linkGuessKey = (shareSeq: number, client: string) =>
+  key("link_guess", shareSeq, client);
+export const linkGuessRateKey = (shareSeq: number) => key("link_guess_rate", shareSeq);
 export const pinsKey = (userSeq: number) => key("pins", userSeq);
 export const pinKey = (pinnedFolderSeq: number) => key("pin", pinnedFolderSeq);
 export const outboxKey = (createdAt?: number, id?: string) =>
@@ -274,8 +286,18 @@ export const seqKey = (name: string) => key("seq", name);
 export const blobKey = (blobId?: string) => key("blob", ...opt(blobId));
 export const blobChunkKey = (blobId: string, n?: number) => key("blob_chunk", blobId, ...opt(n));
 export const blobPendingKey = (blobId?: string) => key("blob_pending", ...opt(blobId));
-/** What blobs/kv.ts needs; boot() hands it over, so the byte store imports nothing from kv/. */
-export const blobStoreKeys = { blob: blobKey, chunk: blobChunkKey, pending: blobPendingKey };
+export const blobLeaseKey = (store?: string, writerId?: string) =>
+  key("blob_lease", ...opt(store), ...opt(writerId));
+/**
+ * What the blob stores need (`lease` for blobs/leases.ts); boot() hands it over, so the byte
+ * stores import nothing from kv/.
+ */
+export const blobStoreKeys = {
+  blob: blobKey,
+  chunk: blobChunkKey,
+  pending: blobPendingKey,
+  lease: blobLeaseKey,
+};
 
 /** Optional trailing key parts: present ones are appended, absent ones make a prefix. */
 function opt(part: Deno.KvKeyPart | undefined): Deno.KvKeyPart[] {

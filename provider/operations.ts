@@ -21,14 +21,14 @@ import {
 import { requireUser } from "../kv/identity/users.ts";
 import { childEntries, docIdOf, type Entry, nodeEntry } from "./entries.ts";
 import { isObject } from "./jwt.ts";
-import { MAX_JSON_RESPONSE_BYTES, MAX_LIST_ENTRIES, MAX_NAME_CHARS } from "./limits.ts";
+import { MAX_JSON_RESPONSE_BYTES, MAX_LIST_ENTRIES } from "./limits.ts";
 import {
   isDirectory,
+  newNameProblem,
   nodeRs,
   type ProviderNode,
   type ProviderRoot,
   resolveProviderPath,
-  segmentProblem,
 } from "./paths.ts";
 import { jsonBytesResponse, noContent, ProviderError, unsupportedResponse } from "./responses.ts";
 import { parseStrictJson } from "./strict_json.ts";
@@ -123,12 +123,11 @@ function oneStringField(ctx: Ctx, field: "owner" | "name"): string {
   return value;
 }
 
+/** The `name` of a mkdir or rename body. */
 function newName(ctx: Ctx): string {
   const name = oneStringField(ctx, "name");
-  const problem = [...name].length > MAX_NAME_CHARS
-    ? `name is longer than ${MAX_NAME_CHARS} characters`
-    : segmentProblem(name);
-  if (problem) throw new ProviderError(400, `Invalid name: ${problem}`);
+  const problem = newNameProblem(name, "name");
+  if (problem) throw new ProviderError(400, problem);
   return name;
 }
 
@@ -215,6 +214,7 @@ async function put(ctx: Ctx): Promise<Response> {
   const { d, adapter, v } = ctx;
   const blob = v.blob!;
   requireNotRoot(ctx, "overwritten");
+  // The name passed newNameProblem in step 1 (verify.ts), before the body was read.
   const name = v.url.segments[v.url.segments.length - 1];
   const parent = await resolveParent(ctx, v.url.segments.slice(0, -1));
   const parentRs = nodeRs(ctx.root, parent);

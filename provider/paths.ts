@@ -3,7 +3,14 @@
  * read from the raw request target (never a decoded or normalized path), and resolution of the
  * decoded path by names under the adapter's root folder.
  */
-import { findChildByName, MAX_DEPTH, type Resource } from "../kv/tree/resources.ts";
+import { isDriveError } from "../kv/errors.ts";
+import {
+  findChildByName,
+  MAX_DEPTH,
+  nameCharacterProblem,
+  type Resource,
+  validateName,
+} from "../kv/tree/resources.ts";
 import { MAX_NAME_CHARS, MAX_PATH_CHARS } from "./limits.ts";
 import { type Operation, OPERATIONS } from "./state/operations.ts";
 
@@ -91,6 +98,25 @@ export function segmentProblem(name: string): string | null {
   return null;
 }
 
+/**
+ * Why `name` cannot be the name of a new entry under the drive's own name rule
+ * (`validateName`), or null. The message names `term`, the protocol's word for where the name
+ * came from (the body's `name` field, the last path segment), never the drive API's field
+ * (`fn`, `rn`) that the domain function would otherwise put in the answer.
+ */
+export function newNameProblem(name: string, term: string): string | null {
+  if ([...name].length > MAX_NAME_CHARS) {
+    return `${term} is longer than ${MAX_NAME_CHARS} characters`;
+  }
+  try {
+    validateName(name, term);
+    return null;
+  } catch (err) {
+    if (isDriveError(err) && err.status === 400) return err.message.slice(0, 300);
+    throw err;
+  }
+}
+
 /** The operation named by the last raw segment, or null (no such endpoint). */
 export function operationOf(rawPath: string): Operation | null {
   if (!rawPath.startsWith(`${PROVIDER_BASE}/`)) return null;
@@ -114,6 +140,11 @@ export function parseProviderPath(rawPath: string): ProviderUrl {
     if (name === null) throw new PathError(400, "Invalid path: bad percent-encoding or UTF-8");
     const problem = segmentProblem(name);
     if (problem) throw new PathError(400, `Invalid path: ${problem}`);
+    // The drive's name characters too (no bidi controls or invisible characters), for every
+    // operation: no entry can be named so, and a put or mkdir is refused before it reads a byte.
+    // Entries named so before this rule existed stay reachable through the drive API, by seq.
+    const bad = nameCharacterProblem(name);
+    if (bad) throw new PathError(400, `Invalid path: a path segment ${bad}`);
     segments.push(name);
   }
   const path = segments.join("/");

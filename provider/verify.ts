@@ -1,12 +1,19 @@
 /**
- * The provider's verification pipeline, in the spec's order:
+ * The provider's verification pipeline. The spec's steps, with the body read moved after
+ * authentication so that nobody unauthenticated can make the provider store (or buffer) a byte:
  *   1. method, raw path, query, media type and framing (oversize rejected before reading);
- *   2. bounded body read while hashing (put: into a temporary blob);
- *   3. adapter secret, JWT signature, header and claims;
- *   4. every signed request field against the real request;
- *   5. jti recorded atomically in KV (replays refused until exp);
- * after which operations.ts checks access and runs the operation. A failure in 1-5 leaves
- * storage untouched (the temporary blob is deleted) and does not consume the jti.
+ *   2. adapter secret, JWT signature, header and claims (spec step 3);
+ *   3. every signed request field that the headers decide (adapter, method, path, content
+ *      type, length; for an empty body also its hash) against the real request (spec step 4);
+ *   4. jti recorded atomically in KV (spec step 5): replays, even concurrent copies of one JWT,
+ *      are refused before a byte of their body is read;
+ *   5. only now the body is read, bounded and hashed (spec step 2: put streams it into a
+ *      temporary blob, or only hashes it when step 6 refuses the put anyway; JSON operations
+ *      read it into at most 16 KiB of memory), and its SHA-256 compared with the signed
+ *      `content_sha256`: a mismatch is the same 401, the temporary blob deleted;
+ * after which operations.ts checks access and runs the operation. A failure in 1-3 leaves the
+ * jti unused; from 4 on the jti stays used (the spec signs every retry with a fresh jti), and
+ * nothing of a failed request remains in storage.
  */
 import { createHash } from "node:crypto";
 import { type BlobInfo, BlobSizeMismatchError, BlobTooLargeError } from "../blobs/store.ts";
@@ -16,6 +23,7 @@ import { recordJti } from "./state/replay.ts";
 import { isObject, JWT_AUD, JWT_ISS, type RequestClaims, verifyJwtSignature } from "./jwt.ts";
 import { MAX_JSON_REQUEST_BYTES, MAX_JWT_BYTES, MAX_JWT_LIFETIME_S } from "./limits.ts";
 import {
+  newNameProblem,
   OPERATION_METHOD,
   operationOf,
   parseProviderPath,
@@ -37,7 +45,10 @@ export interface VerifiedRequest {
   claims: RequestClaims;
   /** JSON operations: the body bytes (at most 16 KiB). */
   jsonBytes?: Uint8Array;
-  /** put: the body, already in the blob store; the operation must use it or delete it. */
+  /**
+   * put: the body, already in the blob store; the operation must use it or delete it. Absent
+   * when the adapter does not offer put or is read-only (the body was only hashed).
+   */
   blob?: BlobInfo;
 }
 
@@ -65,6 +76,11 @@ function checkShape(req: Request, maxDocBytes: number): { url: ProviderUrl; fram
     if (err instanceof PathError) throw new ProviderError(err.status, err.message);
     throw err;
   }
+  // A put names the entry it creates: a name the drive refuses is 400 before anything is read.
+  const name = url.segments[url.segments.length - 1];
+  const nameProblem = operation === "put" && name !== undefined &&
+    newNameProblem(name, "the last path segment");
+  if (nameProblem) throw new ProviderError(400, `Invalid path: ${nameProblem}`);
   const contentType = req.headers.get("content-type");
   const encoding = req.headers.get("content-encoding");
   if (encoding !== null && encoding.toLowerCase() !== "identity") {
@@ -116,7 +132,7 @@ async function* requestBody(req: Request): AsyncGenerator<Uint8Array> {
   }
 }
 
-/** Step 2 for JSON operations: at most `length` (<= 16 KiB) bytes in memory, hashed. */
+/** Step 5 for JSON operations: at most `length` (<= 16 KiB) bytes in memory, hashed. */
 async function readJsonBody(req: Request, length: number) {
   const buf = new Uint8Array(length);
   let fill = 0;
@@ -131,7 +147,30 @@ async function readJsonBody(req: Request, length: number) {
   return { bytes: buf, sha256: createHash("sha256").update(buf).digest("hex") };
 }
 
-/** Step 2 for put: streamed into a new blob (hashing as it goes), never over `length`. */
+/**
+ * Step 5 for a put that step 6 will refuse anyway (put not offered: 501; read-only adapter:
+ * 403): the spec verifies the body before either answer, so it is read and hashed, but never
+ * written anywhere.
+ */
+async function hashPutBody(req: Request, length: number): Promise<string> {
+  const hash = createHash("sha256");
+  let total = 0;
+  try {
+    for await (const chunk of requestBody(req)) {
+      total += chunk.byteLength;
+      if (total > length) break;
+      hash.update(chunk);
+    }
+  } catch (err) {
+    if (!(err instanceof BodyReadError)) throw err;
+  }
+  if (total !== length) {
+    throw new ProviderError(400, "The request body does not match its Content-Length");
+  }
+  return hash.digest("hex");
+}
+
+/** Step 5 for put: streamed into a new blob (hashing as it goes), never over `length`. */
 async function bufferPutBody(d: Deps, req: Request, length: number): Promise<BlobInfo> {
   try {
     return await d.blobs.write(requestBody(req), { maxBytes: length, expectedSize: length });
@@ -166,7 +205,7 @@ export function clientMetadataOk(meta: unknown): boolean {
   return walk(meta, 0);
 }
 
-/** Step 3 (claims part): the payload's registered claims and the types of `request`. */
+/** Step 2 (claims part): the payload's registered claims and the types of `request`. */
 export function claimsOk(
   p: Record<string, unknown>,
   nowS: number,
@@ -194,10 +233,13 @@ export function claimsOk(
   return true;
 }
 
-/** Step 4: every signed field equals the real request. */
+/**
+ * Every signed field the headers decide equals the real request. The hash is compared here
+ * only when the body is empty (its hash is known); otherwise once the body has been read.
+ */
 function matchesRequest(
   r: RequestClaims["request"],
-  real: { adapter: string; method: string; path: string; framing: Framing; sha256: string },
+  real: { adapter: string; method: string; path: string; framing: Framing },
 ): boolean {
   return r.adapter === real.adapter &&
     r.method === real.method &&
@@ -206,16 +248,19 @@ function matchesRequest(
       ? !("content_type" in r)
       : r.content_type === real.framing.contentType) &&
     r.content_length === real.framing.length &&
-    r.content_sha256 === real.sha256;
+    (real.framing.length > 0 || r.content_sha256 === EMPTY_SHA256);
 }
 
-/** Steps 3-5; throws the one 401 on any failure. */
+/**
+ * Steps 2-4, from the headers alone (no byte of the body has been read); throws the one 401
+ * on any failure. Recording the jti is last, so a request that fails before it leaves the jti
+ * unused.
+ */
 async function authenticate(
   d: Deps,
   req: Request,
   url: ProviderUrl,
   framing: Framing,
-  sha256: string,
 ): Promise<{ adapter: Adapter; claims: RequestClaims }> {
   const name = req.headers.get(ADAPTER_HEADER) ?? "";
   const jwt = req.headers.get(JWT_HEADER) ?? "";
@@ -225,13 +270,7 @@ async function authenticate(
   if (!loaded || !isObject(payload)) throw unauthorized();
   const nowS = Math.floor(Date.now() / 1000);
   if (!claimsOk(payload, nowS)) throw unauthorized();
-  const real = {
-    adapter: loaded.adapter.name,
-    method: req.method,
-    path: url.rawPath,
-    framing,
-    sha256,
-  };
+  const real = { adapter: loaded.adapter.name, method: req.method, path: url.rawPath, framing };
   if (!matchesRequest(payload.request, real)) throw unauthorized();
   if (!(await recordJti(d.kv, loaded.adapter.name, payload.jti, payload.exp))) throw unauthorized();
   return { adapter: loaded.adapter, claims: payload };
@@ -239,16 +278,22 @@ async function authenticate(
 
 export async function verifyProviderRequest(d: Deps, req: Request): Promise<VerifiedRequest> {
   const { url, framing } = checkShape(req, d.config.providerMaxDocBytes);
+  const auth = await authenticate(d, req, url, framing);
+  // The signed hash is public (it is in the JWT payload): a plain comparison is fine.
+  const signedSha256 = auth.claims.request.content_sha256;
   if (url.operation === "put") {
-    const blob = await bufferPutBody(d, req, framing.length);
-    try {
-      return { url, blob, ...(await authenticate(d, req, url, framing, blob.sha256)) };
-    } catch (err) {
-      await d.blobs.delete(blob.blobId).catch(() => {});
-      throw err;
+    if (!auth.adapter.operations.includes("put") || auth.adapter.readOnly) {
+      if ((await hashPutBody(req, framing.length)) !== signedSha256) throw unauthorized();
+      return { url, ...auth };
     }
+    const blob = await bufferPutBody(d, req, framing.length);
+    if (blob.sha256 !== signedSha256) {
+      await d.blobs.delete(blob.blobId).catch(() => {});
+      throw unauthorized();
+    }
+    return { url, blob, ...auth };
   }
-  if (framing.length > 0 || BODY_OPERATIONS.has(url.operation)) {
+  if (BODY_OPERATIONS.has(url.operation)) {
     let body;
     try {
       body = await readJsonBody(req, framing.length);
@@ -256,8 +301,8 @@ export async function verifyProviderRequest(d: Deps, req: Request): Promise<Veri
       if (err instanceof BodyReadError) throw new ProviderError(400, err.message);
       throw err;
     }
-    const auth = await authenticate(d, req, url, framing, body.sha256);
+    if (body.sha256 !== signedSha256) throw unauthorized();
     return { url, jsonBytes: body.bytes, ...auth };
   }
-  return { url, ...(await authenticate(d, req, url, framing, EMPTY_SHA256)) };
+  return { url, ...auth };
 }

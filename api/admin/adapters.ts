@@ -4,8 +4,9 @@
  * signs a fresh `list` of the root for the adapter and validates the answer with the host
  * client's rules.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import {
+  ADAPTER_NAME_PATTERN,
   createAdapter,
   deleteAdapter,
   listAdapters,
@@ -16,9 +17,10 @@ import {
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import { normalizeBaseUrl, ProviderHostClient } from "../../provider/host_client.ts";
-import { validJson, validOptionalJson } from "../http/validate.ts";
+import { idFromPath, validJson, validOptionalJson } from "../http/validate.ts";
 import {
   type Adapter,
+  ADAPTER_NAME_RULE,
   type ConnectionTest,
   ConnectionTestBody,
   CreateAdapterBody,
@@ -28,6 +30,9 @@ import {
 } from "./schemas.ts";
 
 const TEST_TIMEOUT_MS = 15_000;
+
+/** The `:name` of an adapter route, checked before it reaches the adapter's KV key. */
+const nameOf = (c: Context) => idFromPath(c, "name", ADAPTER_NAME_PATTERN, ADAPTER_NAME_RULE);
 
 export function adaptersAdminApi(d: Deps) {
   const app = new Hono();
@@ -44,27 +49,29 @@ export function adaptersAdminApi(d: Deps) {
   );
 
   app.get("/adapters/:name", async (c) => {
-    return c.json(await requireAdapter(d.kv, c.req.param("name")) satisfies Adapter);
+    return c.json(await requireAdapter(d.kv, nameOf(c)) satisfies Adapter);
   });
 
   app.delete("/adapters/:name", async (c) => {
-    await deleteAdapter(d.kv, c.req.param("name"));
+    await deleteAdapter(d.kv, nameOf(c));
     return c.body(null, 204);
   });
 
   app.post("/adapters/:name/rotate-secret", async (c) => {
+    const name = nameOf(c);
     const body = await validOptionalJson(c, RotateSecretBody);
-    const rotated = await rotateAdapterSecret(d, c.req.param("name"), body.secret);
+    const rotated = await rotateAdapterSecret(d, name, body.secret);
     return c.json(rotated satisfies RotatedSecret);
   });
 
   app.post("/adapters/:name/test", async (c) => {
+    const name = nameOf(c);
     const body = await validOptionalJson(c, ConnectionTestBody);
     const baseUrl = body.baseUrl ?? d.config.publicUrl;
     const normalized = normalizeBaseUrl(baseUrl);
     if ("problem" in normalized) fail("REQUEST_001", `baseUrl: ${normalized.problem}`, "baseUrl");
-    const loaded = await loadAdapterWithSecret(d, c.req.param("name"));
-    if (!loaded) fail("ADAPTER_001", `No adapter named "${c.req.param("name")}"`, "name");
+    const loaded = await loadAdapterWithSecret(d, name);
+    if (!loaded) fail("ADAPTER_001", `No adapter named "${name}"`, "name");
     const client = new ProviderHostClient({
       baseUrl: normalized.url,
       adapter: loaded.adapter.name,

@@ -18,13 +18,15 @@ import {
   updateUser,
   type User,
 } from "../../kv/identity/users.ts";
-import { seqFromPath, validJson, validQuery } from "../http/validate.ts";
+import { idFromPath, seqFromPath, validJson, validQuery } from "../http/validate.ts";
 import {
   type ApiKey,
   CreateKeyBody,
   CreateTenantBody,
   CreateUserBody,
   type IssuedApiKey,
+  KEY_ID_PATTERN,
+  KEY_ID_RULE,
   PatchTenantBody,
   PatchUserBody,
   type Tenant,
@@ -94,7 +96,7 @@ export function identityAdminApi(d: Deps) {
     return c.json({ items: await listApiKeys(d.kv, q.userSeq) satisfies ApiKey[] });
   });
   app.delete("/keys/:keyId", async (c) => {
-    await revokeApiKey(d.kv, c.req.param("keyId"));
+    await revokeApiKey(d.kv, idFromPath(c, "keyId", KEY_ID_PATTERN, KEY_ID_RULE));
     return c.body(null, 204);
   });
 

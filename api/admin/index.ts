@@ -4,6 +4,7 @@ import type { Deps } from "../../kv/deps.ts";
 import type { AdminTokenCheck } from "../../kv/identity/admin_token.ts";
 import { fail } from "../../kv/errors.ts";
 import { bearerToken } from "../http/auth.ts";
+import { limitBody } from "../http/body_limit.ts";
 import { adminApiError } from "../http/errors.ts";
 import { adaptersAdminApi } from "./adapters.ts";
 import { blobsAdminApi } from "./blobs.ts";
@@ -14,6 +15,8 @@ import { shareLinksAdminApi } from "./share_links.ts";
 export function adminApi(d: Deps, adminToken: AdminTokenCheck) {
   const app = new Hono();
   app.onError(adminApiError);
+  // Every admin body is JSON; the cap applies before the token check reads anything.
+  app.use("*", limitBody());
   app.use("*", async (c, next) => {
     const token = bearerToken(c.req.header("authorization"));
     if (!token || !adminToken.verify(token)) {

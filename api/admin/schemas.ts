@@ -6,6 +6,7 @@
  * console cannot disagree about a field without the type check failing.
  */
 import { z } from "zod";
+import { SHARE_PERMISSIONS } from "../../kv/identity/tenants.ts";
 import { ADAPTER_NAME_PATTERN } from "../../provider/state/adapters.ts";
 import { OPTIONAL_OPERATIONS } from "../../provider/state/operations.ts";
 import { ShareTypeSchema } from "../http/schemas.ts";
@@ -14,7 +15,13 @@ import { ShareTypeSchema } from "../http/schemas.ts";
 
 export type ShareType = z.infer<typeof ShareTypeSchema>;
 
-export const PermissionSchema = z.enum(["VIEW", "EDIT", "DOWNLOAD", "UPLOAD", "SHARE"]);
+/** The spec's four values; UPLOAD is no value of its own (EDIT governs `cu`, see docs/api.md). */
+export const PermissionSchema = z.enum(SHARE_PERMISSIONS, {
+  error: (issue) =>
+    issue.input === "UPLOAD"
+      ? "UPLOAD is not a permission of its own: EDIT governs upload (cu)"
+      : `must be one of ${SHARE_PERMISSIONS.join(", ")}`,
+});
 export type Permission = z.infer<typeof PermissionSchema>;
 
 /** Per share type: whether it is allowed and the most it may grant. */
@@ -109,6 +116,13 @@ export type ApiKey = z.infer<typeof ApiKeySchema>;
 export const IssuedApiKeySchema = ApiKeySchema.extend({ apiKey: z.string() });
 export type IssuedApiKey = z.infer<typeof IssuedApiKeySchema>;
 
+/**
+ * An API key id in a path (`drv_<keyId>_<secret>`): letters and digits. Issued ids have 16; the
+ * bound leaves room to change that without letting a long id reach a KV key.
+ */
+export const KEY_ID_PATTERN = /^[A-Za-z0-9]{1,64}$/;
+export const KEY_ID_RULE = "1 to 64 letters or digits (the id part of drv_<keyId>_<secret>)";
+
 export const CreateKeyBody = z.object({
   userSeq: z.number().int().positive(),
   scopes: z.array(ScopeSchema).min(1, "must name at least one scope"),
@@ -142,11 +156,12 @@ export type RotatedSecret = z.infer<typeof RotatedSecretSchema>;
 
 const Secret = z.string().min(1, "must not be empty");
 
+/** What ADAPTER_NAME_PATTERN allows, for messages (the body field and the path parameter). */
+export const ADAPTER_NAME_RULE =
+  "1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit";
+
 export const CreateAdapterBody = z.object({
-  name: z.string().regex(
-    ADAPTER_NAME_PATTERN,
-    "1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit",
-  ),
+  name: z.string().regex(ADAPTER_NAME_PATTERN, ADAPTER_NAME_RULE),
   secret: Secret.optional(),
   userSeq: z.number().int().positive(),
   folderSeq: z.number().int().positive().nullish(),
@@ -241,7 +256,7 @@ export const BlobSweepSchema = z.object({
   orphanBytes: z.number().int(),
   /** Orphans deleted (0 on a dry run). */
   removed: z.number().int(),
-  /** Unfinished writes cleared (0 on a dry run). */
+  /** Unfinished writes of dead processes cleared (on a dry run: that a real run would clear). */
   abandonedWrites: z.number().int(),
 });
 export type BlobSweep = z.infer<typeof BlobSweepSchema>;

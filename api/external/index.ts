@@ -1,6 +1,7 @@
 /** The drive external API under /api/external/v1: authentication, the areas, and the OpenAPI document. */
 import type { Deps } from "../../kv/deps.ts";
 import { type ApiEnv, requireApiKey } from "../http/auth.ts";
+import { limitBody, type StreamedRoute } from "../http/body_limit.ts";
 import { externalApiError } from "../http/errors.ts";
 import { filesDownloadApi } from "./files_download.ts";
 import { filesManageApi } from "./files_manage.ts";
@@ -22,6 +23,17 @@ export const EXTERNAL_BASE = "/api/external/v1";
 /** Paths reachable without an API key (the second request of a download-token flow, the docs). */
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", "/files/download", "/folders/download"]);
 
+/**
+ * The routes whose body streams to storage under its own limits (docs/security.md); every other
+ * body is JSON and capped by limitBody.
+ */
+const STREAMED_BODIES: readonly StreamedRoute[] = [
+  // Multipart upload: the parser's field and header limits, then quota.
+  { method: "POST", path: /^\/files$/ },
+  // Editor save: exactly `size` bytes, within quota.
+  { method: "PUT", path: /^\/web-office\/[^/]+\/put$/ },
+];
+
 /** The route areas mounted at the root, in the order their routes are matched and documented. */
 const AREAS = [
   foldersApi,
@@ -40,6 +52,8 @@ const AREAS = [
 export function externalApi(d: Deps) {
   const app = newOpenApiApp<ApiEnv>();
   app.onError(externalApiError);
+  // First, so an oversize body is refused before anything else looks at the request.
+  app.use("*", limitBody({ base: EXTERNAL_BASE, streamed: STREAMED_BODIES }));
 
   const auth = requireApiKey(d.kv);
   app.use("*", async (c, next) => {

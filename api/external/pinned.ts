@@ -40,7 +40,9 @@ function pinView(p: Pin) {
 }
 
 const PinFolderBody = z.object({
-  rs: z.number({ error: "rs is required and must be a folder seq" }).int().positive(),
+  // The checks carry their own messages: zod would report any of them with the schema's error.
+  rs: z.number({ error: "rs is required and must be a folder seq" })
+    .int("must be an integer folder seq").positive("must be a positive folder seq"),
   ss: bodySeq("Folder owner's user seq; required for a folder shared with the caller"),
 }).openapi("PinFolderRequest");
 

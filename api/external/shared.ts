@@ -35,8 +35,11 @@ const DateParam = (what: string) =>
   });
 
 const SharedQuery = z.object({
-  ps: z.coerce.number({ error: "ps is required and must be an integer" }).int().min(1)
-    .max(MAX_PAGE_SIZE).openapi({ description: `Page size, 1 to ${MAX_PAGE_SIZE}` }),
+  // The checks carry their own messages: zod would report any of them with the schema's error.
+  ps: z.coerce.number({ error: "ps is required and must be an integer" })
+    .int("must be an integer").min(1, "must be at least 1")
+    .max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`)
+    .openapi({ description: `Page size, 1 to ${MAX_PAGE_SIZE}` }),
   rt: z.enum(["FILE", "FOLDER"]).optional(),
   ft: z.enum(Object.keys(FILE_TYPES) as [FileTypeFilter, ...FileTypeFilter[]]).optional(),
   oi: z.string().max(254).optional().openapi({ description: "Owner's account id" }),

@@ -32,7 +32,7 @@ import {
   type Share,
   shareOfResource,
 } from "../../kv/sharing/shares.ts";
-import type { ShareType } from "../../kv/identity/tenants.ts";
+import { SHARE_PERMISSIONS, type ShareType } from "../../kv/identity/tenants.ts";
 import { getUser, type User } from "../../kv/identity/users.ts";
 import { searchUsers, userDirectory } from "../../kv/identity/user_search.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
@@ -157,7 +157,9 @@ const ShareTypesSchema = z.object({
   shareTypes: z.array(z.object({
     code: ShareTypeSchema,
     name: z.string(),
-    allowedPermissions: z.array(z.string()),
+    allowedPermissions: z.array(z.enum(SHARE_PERMISSIONS)).openapi({
+      description: "The most a share of this type may grant; EDIT also governs upload (cu)",
+    }),
   })),
   currentShareSeq: z.number().int().nullable(),
   currentType: ShareTypeSchema.nullable(),
@@ -305,7 +307,9 @@ const SHARE_WRITE_ERRORS = [
 ] as const;
 
 const SearchQuery = z.object({
-  sk: z.string({ error: "sk is required" }).trim().min(1, "must not be empty").max(254),
+  // The checks carry their own messages: zod would report any of them with the schema's error.
+  sk: z.string({ error: "sk is required" }).trim().min(1, "must not be empty")
+    .max(254, "must be at most 254 characters"),
   ...SsQuery.shape,
 });
 

@@ -37,7 +37,10 @@ const App = z.enum(EDITOR_APPS as [string, ...string[]], {
 }).openapi({ description: "Editor surface: <WORD|CELL|SHOW|HWP|PDF>_<EDITOR|VIEWER|WATCHER>" });
 const UserId = z.string({ error: "user_id is required" }).min(1, "user_id must not be empty")
   .max(254, "user_id is at most 254 characters")
-  .openapi({ description: "Signed-in account name (accountId or e-mail of loginUserSeq)" });
+  .openapi({
+    description: "Signed-in account name; with DRIVE_OFFICE_STRICT_USER=true it must be the " +
+      "accountId or e-mail of the API key's user (see docs/api.md)",
+  });
 const Lang = z.string().regex(
   /^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8}){0,3}$/,
   "lang must look like ko_KR",
@@ -71,26 +74,26 @@ function leaseMs(d: Deps): number {
 
 /**
  * The user loginUserSeq names. The spec checks only that the user is in the key's tenant, which
- * makes a key tenant-wide; DRIVE_OFFICE_STRICT_USER=true requires the key's own user.
+ * makes a key tenant-wide, and user_id ("signed-in account name") only for its shape: the session
+ * acts as loginUserSeq whatever user_id says. DRIVE_OFFICE_STRICT_USER=true requires the key's
+ * own user in both: loginUserSeq must be it and user_id its accountId or e-mail.
  */
 async function loginUser(d: Deps, c: Context<ApiEnv>, userId: string | undefined): Promise<User> {
   const seq = seqFromPath(c, "loginUserSeq");
   const key = c.get("caller");
-  if (d.config.officeStrictUser && seq !== key.userSeq) {
+  const strict = d.config.officeStrictUser;
+  if (strict && seq !== key.userSeq) {
     fail("OFFICE_002", `loginUserSeq ${seq} is not the API key's user`, "loginUserSeq");
   }
   const user = await getUser(d.kv, seq);
   if (!user || user.tenantId !== key.tenantId) {
     fail("OFFICE_001", `loginUserSeq ${seq} is not a user of the API key's tenant`, "loginUserSeq");
   }
-  if (userId !== undefined) {
+  if (strict && userId !== undefined) {
+    // Here user is the key's own user (checked above).
     const id = userId.toLowerCase();
     if (id !== user.accountId.toLowerCase() && id !== user.email.toLowerCase()) {
-      fail(
-        "REQUEST_001",
-        `user_id "${userId}" is not the account of loginUserSeq ${seq}`,
-        "user_id",
-      );
+      fail("OFFICE_002", `user_id "${userId}" is not the API key's own account`, "user_id");
     }
   }
   return user;

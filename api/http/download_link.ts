@@ -4,7 +4,7 @@
  * no Authorization, redeems the token and checks that access again (kv/tree/download_tokens.ts).
  */
 import { z } from "@hono/zod-openapi";
-import type { Caller } from "../../kv/sharing/authorize.ts";
+import type { ApiCaller } from "./auth.ts";
 import {
   DOWNLOAD_TOKEN_TTL_MS,
   type DownloadToken,
@@ -31,20 +31,25 @@ export const DownloadTokenQuery = z.object({
   dt: z.string().openapi({ ...queryParam("dt"), description: "Token" }),
 });
 
-/** Issues the token for `caller`'s access to `rs` (with `ss`, as authorized) and its link. */
+/**
+ * Issues the token for `caller`'s access to `rs` (with `ss`, as authorized) and its link; the
+ * token works only while the caller's API key stays active.
+ */
 export async function issueDownloadLink(
   kv: Deno.Kv,
   kind: DownloadToken["kind"],
   rs: number,
-  caller: Caller,
+  caller: Pick<ApiCaller, "userSeq" | "tenantId" | "keyId">,
   ss: number | null | undefined,
 ): Promise<{ linkUrl: string }> {
   const token = await issueDownloadToken(kv, {
     kind,
     rs,
-    // The record keeps who the caller is, not the details of the API key it came with.
+    // The record keeps who the caller is and which key it came with (redeeming checks the key
+    // is still active), not the key's other details.
     caller: { userSeq: caller.userSeq, tenantId: caller.tenantId },
     ss: ss ?? null,
+    keyId: caller.keyId,
   });
   return { linkUrl: `${DOWNLOAD_PATHS[kind]}?dt=${token}` };
 }

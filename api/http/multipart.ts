@@ -10,6 +10,7 @@
 import { DriveError, fail } from "../../kv/errors.ts";
 import {
   boundaryOf,
+  decodeUtf8,
   type MultipartHandler,
   MultipartParser,
   type PartHeaders,
@@ -71,7 +72,6 @@ class MultipartReader implements MultipartHandler {
   /** Reused for every read: a chunk's file bytes are handed on before the next read. */
   private buffer: Uint8Array<ArrayBuffer> = new Uint8Array(READ_SIZE);
   private readonly parser: MultipartParser;
-  private readonly decoder = new TextDecoder();
 
   constructor(body: ReadableStream<Uint8Array>, boundary: string, readonly fileField: string) {
     this.parser = new MultipartParser(boundary, this, LIMITS);
@@ -82,7 +82,7 @@ class MultipartReader implements MultipartHandler {
     }
   }
 
-  part({ name, filename }: PartHeaders): void {
+  part({ name, filename, filenameProblem }: PartHeaders): void {
     if (this.fileStarted) {
       fail(
         "REQUEST_001",
@@ -109,6 +109,9 @@ class MultipartReader implements MultipartHandler {
         name,
       );
     }
+    // Refused even where the filename goes unused (st=version): the request is malformed, and a
+    // lenient decoder would have stored U+FFFD in place of the bytes the client meant.
+    if (filenameProblem) fail("RESOURCE_004", `filename ${filenameProblem}`, "filename");
     this.fileStarted = true;
     this.fileStartBound = this.fed;
     this.filename = filename;
@@ -137,7 +140,9 @@ class MultipartReader implements MultipartHandler {
     if (Object.hasOwn(this.fields, field.name)) {
       fail("REQUEST_001", `${field.name}: sent twice`, field.name);
     }
-    this.fields[field.name] = this.decoder.decode(field.bytes.subarray(0, field.length));
+    const value = decodeUtf8(field.bytes.subarray(0, field.length));
+    if ("problem" in value) fail("REQUEST_001", `${field.name} ${value.problem}`, field.name);
+    this.fields[field.name] = value.text;
   }
 
   end(): void {

@@ -197,6 +197,75 @@ Deno.test("parser: header parameters (quoted, escaped, RFC 5987, folded, no head
   );
 });
 
+Deno.test("parser: names and filenames are strict UTF-8; bad bytes are reported, never U+FFFD", () => {
+  const b = "B";
+  const one = (...disposition: (string | number[])[]) =>
+    parse(
+      concat(
+        `--${b}\r\nContent-Disposition: form-data; name="file"; `,
+        ...disposition.map((p) => typeof p === "string" ? p : new Uint8Array(p)),
+        `\r\n\r\nv\r\n--${b}--`,
+      ),
+      b,
+      [],
+    ).parts[0].headers;
+  const refused = (problem: string) => ({ name: "file", filename: "", filenameProblem: problem });
+  assertEquals(
+    one('filename="a', [0xff], '.txt"'),
+    refused("is not valid UTF-8: byte 2 (0xFF) begins no valid character"),
+  );
+  assertEquals(
+    one('filename="caf', [0xc3], '.txt"'),
+    refused("is not valid UTF-8: byte 4 (0xC3) begins no valid character"),
+  );
+  for (
+    const bad of [[0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82]]
+  ) {
+    const headers = one('filename="', bad, '"');
+    assertEquals(headers.filename, "", JSON.stringify(bad));
+    assert.match(
+      headers.filenameProblem ?? "",
+      /^is not valid UTF-8: byte 1 /,
+      JSON.stringify(bad),
+    );
+  }
+  assertEquals(
+    one("filename*=UTF-8''x%ED%A0%80.txt"),
+    refused("is not valid UTF-8: byte 2 (0xED) begins no valid character"),
+  );
+  // Valid multi-byte characters pass whole, also ones ending in bytes String#trim would eat
+  // ("\u00e0" is C3 A0, "\u2026" is E2 80 A6, "\u0105" is C4 85) and 4-byte ones.
+  for (const name of ["l\u00e0", "\u2026", "\u0105", "\u{1F600}", "\uFFFD"]) {
+    assertEquals(one(`filename=`, [...enc.encode(name)]), { name: "file", filename: name });
+    assertEquals(one(`filename="`, [...enc.encode(name)], '"'), { name: "file", filename: name });
+  }
+  assertEquals(one("filename*=ISO-8859-1''caf%E9.txt"), {
+    name: "file",
+    filename: "caf\u00e9.txt",
+  });
+  assertFramingError(
+    () =>
+      parse(
+        concat(`--${b}\r\nContent-Disposition: form-data; name="`, new Uint8Array([0xff]), '"'),
+        b,
+        [],
+      ),
+  );
+  assertFramingError(
+    () =>
+      parse(
+        concat(
+          `--${b}\r\nContent-Disposition: form-data; name="`,
+          new Uint8Array([0xff]),
+          `"\r\n\r\nv\r\n--${b}--`,
+        ),
+        b,
+        [],
+      ),
+    "a part's name is not valid UTF-8",
+  );
+});
+
 Deno.test("parser: broken framing is reported, not guessed", () => {
   const b = "B";
   const part = `--${b}\r\nContent-Disposition: form-data; name="a"\r\n\r\nv`;

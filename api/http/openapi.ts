@@ -68,10 +68,11 @@ export function jsonOk<T extends z.ZodTypeAny>(
 
 /**
  * Error response entries for the given codes, grouped by HTTP status, each listing its codes
- * and meanings. Every route adds the authentication and validation codes.
+ * and meanings. Every route adds the authentication and validation codes, and REQUEST_002: any
+ * request may carry a body, and one over the limit is refused before the route runs.
  */
 export function errorResponses(...codes: ErrorCode[]) {
-  const all: ErrorCode[] = ["REQUEST_001", "AUTH_001", "AUTH_002", ...codes];
+  const all: ErrorCode[] = ["REQUEST_001", "REQUEST_002", "AUTH_001", "AUTH_002", ...codes];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(all)) {
     const status = ERROR_CATALOG[code].status;

@@ -4,21 +4,14 @@ import type { z } from "zod";
 import { fail } from "../../kv/errors.ts";
 import { describeZodError } from "./openapi.ts";
 
-/** Largest JSON body accepted by hand-written routes. */
-export const MAX_JSON_BODY = 64 * 1024;
-
-/** Reads a JSON body (bounded) and validates it; errors name the field. */
+/**
+ * Reads a JSON body and validates it; errors name the field. The body is bounded by the area's
+ * `limitBody` (body_limit.ts), which every area mounts in front of its routes.
+ */
 export async function validJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/json\b/i.test(type)) fail("REQUEST_003", "Send the body as application/json");
-  const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > MAX_JSON_BODY) {
-    fail("REQUEST_002", `JSON bodies are limited to ${MAX_JSON_BODY} bytes`);
-  }
   const text = await c.req.text();
-  if (new TextEncoder().encode(text).byteLength > MAX_JSON_BODY) {
-    fail("REQUEST_002", `JSON bodies are limited to ${MAX_JSON_BODY} bytes`);
-  }
   let value: unknown;
   try {
     value = text === "" ? {} : JSON.parse(text);
@@ -48,6 +41,16 @@ export function validValue<S extends z.ZodType>(schema: S, value: unknown): z.in
 
 export function validQuery<S extends z.ZodType>(c: Context, schema: S): z.infer<S> {
   return validValue(schema, c.req.query());
+}
+
+/**
+ * A string path parameter of a known shape, or REQUEST_001 naming it and the shape. Identifiers
+ * become KV keys (limited to 2 KiB), so none reaches the domain unchecked.
+ */
+export function idFromPath(c: Context, name: string, shape: RegExp, rule: string): string {
+  const raw = c.req.param(name) ?? "";
+  if (!shape.test(raw)) fail("REQUEST_001", `${name}: must be ${rule}`, name);
+  return raw;
 }
 
 /** A positive integer path parameter, or REQUEST_001 naming it. */

@@ -4,7 +4,7 @@
  * query `access`) once a password-protected link was unlocked. Same envelopes as the external
  * API. Only PUBLIC_LINK shares open here; anything outside the shared subtree is RESOURCE_002.
  */
-import { Hono } from "hono";
+import { type Context, Hono, type Next } from "hono";
 import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
@@ -18,6 +18,8 @@ import {
   resolveLinkToken,
   resourceInLink,
 } from "../../kv/sharing/share_links.ts";
+import { limitBody } from "../http/body_limit.ts";
+import { clientOf } from "../http/client_address.ts";
 import { errorEnvelope, ok } from "../http/envelope.ts";
 import { sendFile } from "../http/file_response.ts";
 import { externalApiError } from "../http/errors.ts";
@@ -25,6 +27,11 @@ import { toResourceItem } from "../http/schemas.ts";
 import { seqFromPath, validJson, validQuery } from "../http/validate.ts";
 
 export const PUBLIC_LINKS_BASE = "/public/v1";
+/**
+ * The shape of a link token (base64url, docs/security.md): anything else names no link, and is
+ * refused before it reaches a lookup.
+ */
+const LINK_TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
 const ITEMS_PAGE = 200;
 
 /** What a link shows of a resource: the fields of its item an anonymous visitor needs. */
@@ -52,6 +59,15 @@ export function publicLinksApi(d: Deps) {
     c.header("Cache-Control", "no-store");
     c.header("Referrer-Policy", "no-referrer");
   });
+  app.use("*", limitBody());
+  const checkToken = async (c: Context, next: Next) => {
+    if (!LINK_TOKEN_SHAPE.test(c.req.param("token") ?? "")) {
+      fail("SHARE_007", "No share link has this token (a link token is a short base64url string)");
+    }
+    await next();
+  };
+  app.use("/links/:token", checkToken);
+  app.use("/links/:token/*", checkToken);
   const accessOf = (
     c: { req: { header(n: string): string | undefined; query(n: string): string | undefined } },
   ) => c.req.header("x-link-access") ?? c.req.query("access");
@@ -70,14 +86,22 @@ export function publicLinksApi(d: Deps) {
 
   app.post("/links/:token/access", async (c) => {
     const share = await resolveLinkToken(d.kv, c.req.param("token"));
+    // Password tries are budgeted per client (docs/security.md, "Share-link passwords").
+    const client = clientOf(c, d.config.trustedProxies);
     const tooMany = (wait: number) =>
-      c.json(errorEnvelope("LINK_002", `Too many wrong passwords; retry in ${wait} s`), 429, {
-        "Retry-After": String(wait),
-      });
-    const wait = await passwordRetryAfter(d.kv, share.shareSeq);
+      c.json(
+        errorEnvelope(
+          "LINK_002",
+          `Too many wrong passwords from your address for this link; retry in ${wait} s`,
+        ),
+        429,
+        { "Retry-After": String(wait) },
+      );
+    // Before the body is read: a client that must wait costs no parsing and no password hash.
+    const wait = await passwordRetryAfter(d.kv, share.shareSeq, client);
     if (wait > 0) return tooMany(wait);
     const body = await validJson(c, z.object({ password: z.string().max(128) }).strict());
-    const granted = await grantLinkAccess(d.kv, share, body.password);
+    const granted = await grantLinkAccess(d.kv, share, body.password, client);
     if ("retryAfter" in granted) return tooMany(granted.retryAfter);
     return ok(c, { accessToken: granted.accessToken, expiresAt: toIso(granted.expiresAt) });
   });

@@ -32,10 +32,22 @@ const CONTENT_SECURITY_POLICY = [
 ].join("; ");
 
 const SAFE_PATH = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
+/**
+ * Longest asset name segment and deepest path served. Far above what static/ holds, and below the
+ * file system's limits (255 bytes a name), which would otherwise fail the read with ENAMETOOLONG.
+ */
+const MAX_SEGMENT = 128;
+const MAX_DEPTH = 8;
 
-/** A path under static/ that cannot climb out of it: no "..", no hidden files, no escapes. */
+/**
+ * A path under static/ that cannot climb out of it: no "..", no hidden files, no escapes, no
+ * name longer than any file there can have.
+ */
 function safeRelativePath(rel: string): string | null {
-  return SAFE_PATH.test(rel) && !rel.split("/").includes("..") ? rel : null;
+  if (rel.length > MAX_DEPTH * (MAX_SEGMENT + 1) || !SAFE_PATH.test(rel)) return null;
+  const segments = rel.split("/");
+  if (segments.length > MAX_DEPTH || segments.includes("..")) return null;
+  return segments.every((s) => s.length <= MAX_SEGMENT) ? rel : null;
 }
 
 async function readStatic(rel: string): Promise<Uint8Array | null> {
@@ -45,6 +57,9 @@ async function readStatic(rel: string): Promise<Uint8Array | null> {
     // A directory or a missing file is simply not found.
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.IsADirectory) return null;
     if (err instanceof Error && /EISDIR|is a directory/i.test(err.message)) return null;
+    // A file used as a directory, or a name the file system cannot hold: no such asset either.
+    const code = (err as { code?: unknown }).code;
+    if (code === "ENOTDIR" || code === "ENAMETOOLONG") return null;
     throw err;
   }
 }

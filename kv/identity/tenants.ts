@@ -4,7 +4,14 @@ import { fail } from "../errors.ts";
 import { tenantKey } from "../keys.ts";
 
 export type ShareType = "SPECIFIC_USERS" | "ORG_LINK" | "PUBLIC_LINK";
-export type SharePermission = "VIEW" | "EDIT" | "DOWNLOAD" | "UPLOAD" | "SHARE";
+
+/**
+ * The permissions a policy speaks: the spec's values of `allowedPermissions` (share-types), in
+ * display order. Upload (`cu`) has no value of its own: EDIT governs it (kv/sharing/shares.ts).
+ */
+export const SHARE_PERMISSIONS = ["VIEW", "EDIT", "DOWNLOAD", "SHARE"] as const;
+export type SharePermission = typeof SHARE_PERMISSIONS[number];
+const SHARE_TYPES: readonly ShareType[] = ["SPECIFIC_USERS", "ORG_LINK", "PUBLIC_LINK"];
 
 /** Per share type: whether it is allowed and the most it may grant. */
 export type SharePolicy = Record<
@@ -21,13 +28,44 @@ export interface Tenant {
 
 export function defaultSharePolicy(): SharePolicy {
   return {
-    SPECIFIC_USERS: {
-      allowed: true,
-      maxPermissions: ["VIEW", "EDIT", "DOWNLOAD", "UPLOAD", "SHARE"],
-    },
-    ORG_LINK: { allowed: true, maxPermissions: ["VIEW", "EDIT", "DOWNLOAD", "UPLOAD"] },
-    PUBLIC_LINK: { allowed: true, maxPermissions: ["VIEW", "EDIT", "DOWNLOAD", "UPLOAD"] },
+    SPECIFIC_USERS: { allowed: true, maxPermissions: ["VIEW", "EDIT", "DOWNLOAD", "SHARE"] },
+    ORG_LINK: { allowed: true, maxPermissions: ["VIEW", "EDIT", "DOWNLOAD"] },
+    PUBLIC_LINK: { allowed: true, maxPermissions: ["VIEW", "EDIT", "DOWNLOAD"] },
   };
+}
+
+/**
+ * A policy as stored, made one this version speaks: migrated on read rather than by a start-up
+ * rewrite, so records written before (which list UPLOAD, a permission of its own then) load in
+ * every process at once with no KV write, and the next write of the tenant stores the clean
+ * form. Values other than SHARE_PERMISSIONS are dropped, UPLOAD included, never mapped to EDIT:
+ * a tenant that allowed UPLOAD without EDIT loses upload rather than gaining edit (see
+ * docs/api.md). Duplicates go, and the order becomes SHARE_PERMISSIONS'.
+ */
+function normalizePolicy(stored: Partial<Record<ShareType, StoredTypePolicy>> | undefined) {
+  const out = {} as SharePolicy;
+  for (const type of SHARE_TYPES) {
+    const p = stored?.[type];
+    const listed = new Set<string>(Array.isArray(p?.maxPermissions) ? p.maxPermissions : []);
+    out[type] = {
+      allowed: p?.allowed === true,
+      maxPermissions: SHARE_PERMISSIONS.filter((x) => listed.has(x)),
+    };
+  }
+  return out;
+}
+
+/** A tenant record as KV may hold it (possibly written by an earlier version). */
+interface StoredTypePolicy {
+  allowed?: boolean;
+  maxPermissions?: string[];
+}
+interface StoredTenant extends Omit<Tenant, "sharePolicy"> {
+  sharePolicy?: Partial<Record<ShareType, StoredTypePolicy>>;
+}
+
+function fromStored(t: StoredTenant): Tenant {
+  return { ...t, sharePolicy: normalizePolicy(t.sharePolicy) };
 }
 
 export async function createTenant(kv: Deno.Kv, name: string): Promise<Tenant> {
@@ -43,7 +81,8 @@ export async function createTenant(kv: Deno.Kv, name: string): Promise<Tenant> {
 }
 
 export async function getTenant(kv: Deno.Kv, id: number): Promise<Tenant | null> {
-  return (await kv.get<Tenant>(tenantKey(id))).value;
+  const stored = (await kv.get<StoredTenant>(tenantKey(id))).value;
+  return stored && fromStored(stored);
 }
 
 export async function requireTenant(kv: Deno.Kv, id: number): Promise<Tenant> {
@@ -52,7 +91,9 @@ export async function requireTenant(kv: Deno.Kv, id: number): Promise<Tenant> {
 
 export async function listTenants(kv: Deno.Kv): Promise<Tenant[]> {
   const out: Tenant[] = [];
-  for await (const e of kv.list<Tenant>({ prefix: tenantKey() })) out.push(e.value);
+  for await (const e of kv.list<StoredTenant>({ prefix: tenantKey() })) {
+    out.push(fromStored(e.value));
+  }
   return out;
 }
 
@@ -62,9 +103,9 @@ export function updateTenant(
   patch: Partial<Pick<Tenant, "name" | "sharePolicy">>,
 ): Promise<Tenant> {
   return commitWithRetry(async () => {
-    const cur = await kv.get<Tenant>(tenantKey(id));
+    const cur = await kv.get<StoredTenant>(tenantKey(id));
     if (!cur.value) fail("TENANT_001", `No tenant with id ${id}`);
-    const next = { ...cur.value, ...patch };
+    const next = fromStored({ ...cur.value, ...patch });
     return (await commit(kv.atomic().check(cur).set(tenantKey(id), next))) === true
       ? next
       : CONFLICT;

@@ -26,12 +26,12 @@ import {
 import {
   exceeds,
   FLAG_NAMES,
-  FLAG_PERMISSION,
   getShare,
   hierarchyTypes,
   intersectFlags,
   LINK_TYPES,
   MAX_TARGETS,
+  permissionsOfFlags,
   policyCap,
   policyOf,
   type Share,
@@ -95,7 +95,7 @@ function assertWithinPolicy(flags: ShareFlags, cap: ShareFlags, type: ShareType,
   if (over.length > 0) {
     fail(
       "SHARE_003",
-      `The tenant's policy does not allow ${over.map((k) => FLAG_PERMISSION[k]).join(", ")} ` +
+      `The tenant's policy does not allow ${permissionsOfFlags(over)} ` +
         `for ${type}`,
       `${field}${over[0]}`,
     );

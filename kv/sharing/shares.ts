@@ -70,13 +70,28 @@ export const LINK_TYPES: ReadonlySet<ShareType> = new Set(["ORG_LINK", "PUBLIC_L
 export const ALL_FLAGS: ShareFlags = { cv: true, ce: true, cd: true, cu: true, cs: true };
 export const NO_FLAGS: ShareFlags = { cv: false, ce: false, cd: false, cu: false, cs: false };
 export const FLAG_NAMES = ["cv", "ce", "cd", "cu", "cs"] as const;
+/**
+ * The policy permission that caps each flag. The spec's policy values are VIEW, EDIT, DOWNLOAD
+ * and SHARE, so upload has none of its own: EDIT governs `cu` as well as `ce` (adding files to a
+ * folder changes it as editing does). The flags stay separate on a share: an owner may still
+ * grant `cu` without `ce` or the other way round, within a policy that allows EDIT.
+ */
 export const FLAG_PERMISSION: Record<keyof ShareFlags, SharePermission> = {
   cv: "VIEW",
   ce: "EDIT",
   cd: "DOWNLOAD",
-  cu: "UPLOAD",
+  cu: "EDIT",
   cs: "SHARE",
 };
+
+/** The flags named with the policy permission that caps them, for messages: "EDIT (ce, cu)". */
+export function permissionsOfFlags(flags: readonly (keyof ShareFlags)[]): string {
+  const byPermission = new Map<SharePermission, (keyof ShareFlags)[]>();
+  for (const k of flags) {
+    byPermission.set(FLAG_PERMISSION[k], [...(byPermission.get(FLAG_PERMISSION[k]) ?? []), k]);
+  }
+  return [...byPermission].map(([p, ks]) => `${p} (${ks.join(", ")})`).join(", ");
+}
 
 // ---------------------------------------------------------------- flags and policy
 

@@ -8,7 +8,12 @@
  * another one on the same KV is about to commit. An old blob never gains a reference (every new
  * reference is to a freshly written blob), so "old and unreferenced" stays true: the candidates
  * are listed first and the references read after, and nothing in between can save a candidate.
+ *
+ * It also clears the writes that never finished because their process died: those go by their
+ * writer's lease (blobs/leases.ts), not by `minAgeMs`, so a killed upload's leftovers are found
+ * within the lease expiry (2 minutes by default), and a live write on any process never is.
  */
+import { clearAbandonedWrites } from "../../blobs/store.ts";
 import type { Deps } from "../deps.ts";
 import { iterateReferencedBlobIds } from "./resources.ts";
 
@@ -26,7 +31,10 @@ export interface BlobSweepResult {
   orphanBytes: number;
   /** Orphans deleted (0 on a dry run). */
   removed: number;
-  /** Unfinished writes (temp files, chunks without a record) cleared (0 on a dry run). */
+  /**
+   * Unfinished writes of dead processes (temp files, chunks without a record): cleared, or on a
+   * dry run the ones a real run would clear.
+   */
   abandonedWrites: number;
 }
 
@@ -48,14 +56,14 @@ export async function sweepOrphanBlobs(
   let orphanBytes = 0;
   for (const size of candidates.values()) orphanBytes += size;
   let removed = 0;
-  let abandonedWrites = 0;
   if (!opts.dryRun) {
     for (const blobId of candidates.keys()) {
       await d.blobs.delete(blobId);
       removed++;
     }
-    abandonedWrites = await d.blobs.removeAbandonedWrites(before);
   }
+  // One selection for both: the dry run only skips the removal.
+  const abandonedWrites = await clearAbandonedWrites(d.blobs, { dryRun: opts.dryRun });
   return {
     dryRun: opts.dryRun,
     blobs,

@@ -2,12 +2,14 @@
  * Short-lived download tokens for the two-request download flow (the second request carries
  * only `dt`). 256 random bits, stored in KV with expireIn; our own `expiresAt` decides because
  * KV expiry is lazy. A token stays usable until it expires so interrupted downloads can resume
- * with Range; access is re-checked when it is redeemed.
+ * with Range; access is re-checked when it is redeemed, and so is the API key that issued it:
+ * revoking a key stops the links it handed out, not only its own requests.
  */
+import type { ApiKey } from "../identity/api_keys.ts";
 import type { Caller } from "../identity/users.ts";
 import { fail } from "../errors.ts";
 import { randomToken } from "../../lib/secrets.ts";
-import { downloadTokenKey } from "../keys.ts";
+import { apiKeyKey, downloadTokenKey } from "../keys.ts";
 
 export const DOWNLOAD_TOKEN_TTL_MS = 5 * 60 * 1000;
 
@@ -18,12 +20,17 @@ export interface DownloadToken {
   caller: Caller;
   /** The owner seq given as `ss` when the token was issued. */
   ss: number | null;
+  /**
+   * The API key the token was issued with; the token works only while that key is active.
+   * Absent on tokens issued before it was recorded, which are refused (they live 5 minutes).
+   */
+  keyId?: string;
   expiresAt: number;
 }
 
 export async function issueDownloadToken(
   kv: Deno.Kv,
-  input: Omit<DownloadToken, "expiresAt">,
+  input: Omit<DownloadToken, "expiresAt" | "keyId"> & { keyId: string },
 ): Promise<string> {
   const token = randomToken(32);
   const record: DownloadToken = { ...input, expiresAt: Date.now() + DOWNLOAD_TOKEN_TTL_MS };
@@ -31,7 +38,10 @@ export async function issueDownloadToken(
   return token;
 }
 
-/** The token's record, or RESOURCE_009 when it is unknown, expired or for the other kind. */
+/**
+ * The token's record, or RESOURCE_009 when it is unknown, expired, for the other kind, or its
+ * API key has been revoked (or deleted, or now belongs to someone else) since it was issued.
+ */
 export async function redeemDownloadToken(
   kv: Deno.Kv,
   token: string | undefined,
@@ -43,6 +53,14 @@ export async function redeemDownloadToken(
   const record = (await kv.get<DownloadToken>(downloadTokenKey(token))).value;
   if (!record || record.kind !== kind || record.expiresAt <= Date.now()) {
     fail("RESOURCE_009", "The download token is unknown or expired", "dt");
+  }
+  // Read, not written: the key record is kv/identity/api_keys.ts's. Only the fields every stored
+  // key has are looked at.
+  const key = record.keyId
+    ? (await kv.get<Pick<ApiKey, "userSeq" | "revokedAt">>(apiKeyKey(record.keyId))).value
+    : null;
+  if (!key || key.revokedAt || key.userSeq !== record.caller.userSeq) {
+    fail("RESOURCE_009", "The API key that issued this download token has been revoked", "dt");
   }
   return record;
 }

@@ -12,6 +12,7 @@ import {
   findChildByName,
   freeName,
   MAX_NAME_LENGTH,
+  nameCharacterProblem,
   numberedName,
   splitExtension,
   validateName,
@@ -75,6 +76,115 @@ Deno.test("validateName refuses empty, dot, slash and control-character names wi
   // Just outside the control ranges: allowed.
   assert.equal(validateName("a\u00a0b", "fn"), "a\u00a0b");
   assert.equal(validateName("a ~b", "fn"), "a ~b");
+});
+
+Deno.test("validateName refuses lone surrogates, naming the code point and the field", () => {
+  for (const [name, cp, at] of [["a\ud800b", "U+D800", 2], ["x.txt\udfff", "U+DFFF", 6]] as const) {
+    const err = nameError(name, "filename");
+    assert.equal(err?.code, "RESOURCE_004", JSON.stringify(name));
+    assert.equal(err?.field, "filename");
+    assert.match(err!.message, /^filename must not contain a lone surrogate/);
+    assert.ok(err!.message.includes(`${cp} at character ${at}`), err!.message);
+  }
+  // A surrogate pair is one character, not two lone halves.
+  assert.equal(validateName("\ud83d\ude00.png", "fn"), "\u{1F600}.png");
+});
+
+Deno.test("validateName refuses every bidirectional control, naming it (the invoice\u202efdp.exe spoof)", () => {
+  const bidi = [0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067];
+  for (const cp of [...bidi, 0x2068, 0x2069]) {
+    const hex = cp.toString(16).toUpperCase().padStart(4, "0");
+    const err = nameError(`invoice${String.fromCodePoint(cp)}fdp.exe`, "rn");
+    assert.equal(err?.code, "RESOURCE_004", `U+${hex}`);
+    assert.equal(err?.field, "rn");
+    assert.match(err!.message, /^rn must not contain a bidirectional control character/);
+    assert.ok(err!.message.includes(`U+${hex}`), err!.message);
+    assert.ok(err!.message.includes("at character 8"), err!.message);
+  }
+  assert.match(nameError("invoice\u202efdp.exe")!.message, /U\+202E RIGHT-TO-LEFT OVERRIDE/);
+});
+
+Deno.test("validateName refuses invisible format characters (Cf and default-ignorable)", () => {
+  const invisible: [string, string][] = [
+    ["a\u200bb", "U+200B"], // zero width space
+    ["a\u2060b", "U+2060"], // word joiner
+    ["a\u2061b", "U+2061"],
+    ["a\u2064b", "U+2064"],
+    ["\ufeffreport.txt", "U+FEFF"], // byte order mark / zero width no-break space
+    ["in\u00advoice.pdf", "U+00AD"], // soft hyphen
+    ["a\u180eb", "U+180E"], // Mongolian vowel separator
+    ["a\ufff9b", "U+FFF9"], // interlinear annotation anchor (Cf, not default-ignorable)
+    ["a\u034fb", "U+034F"], // combining grapheme joiner (default-ignorable, not Cf)
+    ["\u3164", "U+3164"], // Hangul filler: a name that looks empty
+    ["a\uffa0b", "U+FFA0"],
+    ["a\u{E0041}b", "U+E0041"], // a tag character outside a flag
+    ["a\u200db", "U+200D"], // a joiner between Latin letters only hides itself
+    ["\u200cabc", "U+200C"],
+    ["abc\u200d", "U+200D"],
+  ];
+  for (const [name, cp] of invisible) {
+    const err = nameError(name, "fn");
+    assert.equal(err?.code, "RESOURCE_004", `${cp} in ${JSON.stringify(name)}`);
+    assert.equal(err?.field, "fn");
+    assert.ok(err!.message.startsWith("fn must not contain "), err!.message);
+    assert.ok(err!.message.includes(cp), `${cp}: ${err!.message}`);
+  }
+});
+
+Deno.test("validateName keeps joiners and tags where writing needs them, and variation selectors", () => {
+  const kept = [
+    "\u{1F468}\u200d\u{1F469}\u200d\u{1F467} family.jpg", // emoji ZWJ sequence
+    "\u{1F3F3}\ufe0f\u200d\u{1F308}.png", // rainbow flag: VS16 then ZWJ
+    "\u{1F9D1}\u{1F3FD}\u200d\u{1F4BB} notes.txt", // skin tone modifier then ZWJ
+    "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.txt", // Persian: ZWNJ between letters
+    "\u0915\u094d\u200d\u0937.txt", // Devanagari: ZWJ after virama
+    "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}.png", // flag of Scotland
+    "\u2764\ufe0f.txt", // emoji presentation selector after a text-style emoji
+    "\u231a\ufe0e.txt", // text presentation selector after an emoji-style one
+    "\u0031\ufe0f\u20e3 first.txt", // keycap
+    "\u{1F469}\u200d\u2764\ufe0f\u200d\u{1F48B}\u200d\u{1F468}.png",
+    "\u{1F3C3}\u200d\u2640\ufe0f.png",
+    "\u{1F441}\ufe0f\u200d\u{1F5E8}\ufe0f.png",
+    "\u{1F1F0}\u{1F1F7}.png", // regional indicators are visible symbols
+    "\u845b\u{E0100}.txt", // ideographic variation selector
+    "\u182d\u180b\u1820.txt", // Mongolian free variation selector
+  ];
+  for (const name of kept) assert.equal(validateName(name, "fn"), name.normalize("NFC"), name);
+  // The same characters where they change nothing are as invisible as any other.
+  const invisible = [
+    "a\u{E007F}", // a cancel tag without its flag
+    "\u{1F3F4}\u{E007F}.png", // a flag and a cancel tag with no tags between
+    "\u{1F3F4}\u{E0067}\u{E0062}.png", // tags never cancelled
+    "a\ufe0f.txt", // VS16 after a letter
+    "\u{1F600}\ufe0f.txt", // VS16 after an emoji that is emoji-style already
+    "1\ufe0f.txt", // a keycap base without the keycap
+    "\u2764\ufe0f\ufe0f.txt", // a second selector
+    "a\ufe00.txt",
+    "a\u180b.txt", // a Mongolian selector after Latin
+    "a\ufe0f\u200d\u{1F600}", // a ZWJ "sequence" that starts with a letter
+  ];
+  for (const name of invisible) {
+    assert.equal(nameError(name)?.code, "RESOURCE_004", JSON.stringify(name));
+  }
+  // A name of only variation selectors or spaces shows nothing.
+  assert.equal(nameError("\ufe0f")?.code, "RESOURCE_004");
+  assert.equal(nameError(" \ufe0f ")?.code, "RESOURCE_004");
+});
+
+Deno.test("validateName names the control character it refuses", () => {
+  const err = nameError("a\u0085b", "fn");
+  assert.equal(err?.code, "RESOURCE_004");
+  assert.match(err!.message, /^fn must not contain a control character \(U\+0085 at character 2\)/);
+});
+
+Deno.test("nameCharacterProblem is the character rule alone, for edges that word their own errors", () => {
+  assert.equal(nameCharacterProblem("report.docx"), null);
+  assert.equal(nameCharacterProblem("Cafe\u0301.txt"), null);
+  assert.match(nameCharacterProblem("a\u202eb")!, /^must not contain a bidirectional control/);
+  assert.match(nameCharacterProblem("a\ud800")!, /^must not contain a lone surrogate/);
+  // Structure (empty, dots, slashes, length) is validateName's, not this rule's.
+  assert.equal(nameCharacterProblem(".."), null);
+  assert.equal(nameCharacterProblem("a/b"), null);
 });
 
 Deno.test("splitExtension splits at the last dot; dotfiles have no extension", () => {

@@ -25,6 +25,7 @@ export const PLACEMENT_RULES: readonly { glob: string; placement: Placement; why
   { glob: "main.ts", placement: "composition", why: "process entry point" },
   { glob: "boot.ts", placement: "composition", why: "opens the stores and builds the app" },
   { glob: "app.ts", placement: "composition", why: "mounts the HTTP areas" },
+  { glob: "serve.ts", placement: "composition", why: "serves the app with connection limits" },
   // provider/state holds provider state the domain owns; it must come before provider/**.
   { glob: "provider/state/**", placement: "domain", why: "provider adapters and replay store" },
   // Edges speak a protocol (HTTP APIs, the storage provider protocol, the browser console).

@@ -1,14 +1,15 @@
 /**
  * The orphan blob sweep (POST /admin/api/blobs/sweep) on both blob stores: old blobs nothing
- * points at go (after a dry run that only counts them), every file's bytes and every older
- * version stay, young blobs stay, unfinished writes left by a crash are cleared, bad input is a
- * 400 naming the field.
+ * points at go (after a dry run that counts exactly what the real run removes), every file's
+ * bytes and every older version stay, young blobs stay, unfinished writes left by a crash are
+ * cleared once their writer's lease lapses (a process killed mid-upload), a live write on another
+ * process is never touched, bad input is a 400 naming the field.
  */
 import assert from "node:assert/strict";
 import { BlobNotFoundError, type BlobStore } from "../../blobs/store.ts";
 import { getResource, listVersions } from "../../kv/tree/resources.ts";
-import { forEachBlobStore, type TestServer } from "../helpers/server.ts";
-import { AdminClient } from "../helpers/admin.ts";
+import { forEachBlobStore, startTestServer, type TestServer } from "../helpers/server.ts";
+import { ADMIN_TOKEN, AdminClient } from "../helpers/admin.ts";
 import { newApiUser } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
 
@@ -90,7 +91,8 @@ forEachBlobStore(
       orphans: 2,
       orphanBytes: 100_005,
       removed: 0,
-      abandonedWrites: 0,
+      // What the real run below clears: a dry run counts the same selection.
+      abandonedWrites: 1,
     });
     assert.ok(await exists(server.blobs, old1), "a dry run removes nothing");
 
@@ -101,7 +103,7 @@ forEachBlobStore(
     });
     const run = await res.json();
     assert.equal(res.status, 200, JSON.stringify(run));
-    assert.deepEqual(run, { ...dry.body, dryRun: false, removed: 2, abandonedWrites: 1 });
+    assert.deepEqual(run, { ...dry.body, dryRun: false, removed: 2 });
     assert.equal(await exists(server.blobs, old1), false);
     assert.equal(await exists(server.blobs, old2), false);
     assert.ok(await exists(server.blobs, young), "a young blob may be an upload about to commit");
@@ -149,3 +151,206 @@ forEachBlobStore(
     assert.ok(await exists(server.blobs, stray), "no refused request removed anything");
   },
 );
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const MiB = 1024 * 1024;
+
+/** main.ts as another process of the service (same KV file and data dir as the test's server). */
+async function startProcess(env: Record<string, string>) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    env: { PORT: "0", HOST: "127.0.0.1", DRIVE_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!/listening on (http:\/\/\S+)/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`main.ts exited early: ${out}`);
+    out += value;
+  }
+  return {
+    url: /listening on (http:\/\/\S+)/.exec(out)![1].replace("localhost", "127.0.0.1"),
+    /** kill -9: no finally block, no cleanup, no lease released. */
+    async kill() {
+      child.kill("SIGKILL");
+      await child.status;
+      await reader.cancel().catch(() => {});
+    },
+  };
+}
+
+/**
+ * POST /files whose body sends the multipart head and the first half of `bytes`, then stalls
+ * until `finish()` sends the rest. The server stores the upload as it arrives, so meanwhile a
+ * write is in progress.
+ */
+function stalledUpload(url: string, apiKey: string, name: string, bytes: Uint8Array) {
+  const boundary = "----stalled-upload-boundary";
+  const enc = new TextEncoder();
+  const head = enc.encode(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
+      `Content-Type: application/octet-stream\r\n\r\n`,
+  );
+  const half = bytes.byteLength >> 1;
+  const pieces = [head, bytes.slice(0, half)];
+  let finish!: () => void;
+  const finished = new Promise<void>((r) => (finish = r));
+  const ac = new AbortController();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(c) {
+      const next = pieces.shift();
+      if (next) return c.enqueue(next);
+      await finished;
+      c.enqueue(bytes.slice(half));
+      c.enqueue(enc.encode(`\r\n--${boundary}--\r\n`));
+      c.close();
+    },
+  });
+  const response = fetch(`${url}/api/external/v1/files`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      "content-type": `multipart/form-data; boundary=${boundary}`,
+    },
+    body,
+    signal: ac.signal,
+  });
+  // The server may be killed mid-request: that rejection is expected, not an uncaught error.
+  response.catch(() => {});
+  return {
+    response,
+    finish,
+    /** Gives up on the request (its server is gone). */
+    async abandon() {
+      ac.abort();
+      finish();
+      await response.then((r) => r.body?.cancel(), () => {});
+    },
+  };
+}
+
+/**
+ * What unfinished writes left in the store: temp files (fs), or chunks of blobs that have no
+ * record (kv).
+ */
+async function unfinishedWrites(server: TestServer): Promise<number> {
+  if (server.blobs.kind === "fs") {
+    let n = 0;
+    for await (const _ of Deno.readDir(`${server.config.dataDir}/blobs/tmp`)) n++;
+    return n;
+  }
+  const ids = new Set<string>();
+  for await (const e of server.kv.list({ prefix: ["blob_chunk"] }, { limit: 10_000 })) {
+    ids.add(e.key[1] as string);
+  }
+  let n = 0;
+  for (const id of ids) if (!(await server.kv.get(["blob", id])).value) n++;
+  return n;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | null>, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const got = await probe();
+    if (got !== null) return got;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function sweep(server: TestServer, body: unknown) {
+  const res = await server.admin.call("POST", "/blobs/sweep", body);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+for (const blobStore of ["fs", "kv"] as const) {
+  Deno.test(
+    `blob sweep: an upload killed mid-write (kill -9) is found by the dry run and removed by the real run within seconds of its lease lapsing [${blobStore} blobs]`,
+    async () => {
+      const dir = await Deno.makeTempDir({ prefix: "drive-killed-write-" });
+      const shared = { DRIVE_DATA_DIR: dir, DRIVE_KV: `${dir}/drive.kv` };
+      const server = await startTestServer({ blobStore, kvPath: shared.DRIVE_KV, env: shared });
+      try {
+        const alice = await newApiUser(server, "alice");
+        // The killed process renews its write leases every 200 ms and promises them for 1.5 s.
+        const doomed = await startProcess({
+          ...shared,
+          DRIVE_BLOB_STORE: blobStore,
+          DRIVE_WRITE_LEASE_RENEW_MS: "200",
+          DRIVE_WRITE_LEASE_EXPIRY_MS: "1500",
+        });
+        const upload = stalledUpload(doomed.url, alice.apiKey, "big.bin", testBytes(4 * MiB, 5));
+        await until(
+          "the upload's first bytes to be stored",
+          async () => (await unfinishedWrites(server)) > 0 ? true : null,
+        );
+        await doomed.kill();
+        await upload.abandon();
+
+        // Its lease was renewed moments ago: as far as anyone can tell, a live write.
+        assert.equal((await sweep(server, { dryRun: true })).abandonedWrites, 0);
+        // Seconds later the lease has lapsed: the dry run reports the write...
+        const dry = await until("the dry run to report the killed write", async () => {
+          const body = await sweep(server, { dryRun: true });
+          return body.abandonedWrites > 0 ? body : null;
+        });
+        assert.equal(dry.abandonedWrites, 1);
+        assert.ok((await unfinishedWrites(server)) > 0, "a dry run removes nothing");
+        // ...and the real run removes exactly that, without waiting for any minimum age.
+        const run = await sweep(server, {});
+        assert.deepEqual(run, { ...dry, dryRun: false });
+        assert.equal(await unfinishedWrites(server), 0);
+        assert.equal((await sweep(server, { dryRun: true })).abandonedWrites, 0);
+      } finally {
+        await server.close();
+        await Deno.remove(dir, { recursive: true });
+      }
+    },
+  );
+
+  Deno.test(
+    `blob sweep: a live upload stalled on another process long past its lease period is not touched, and completes [${blobStore} blobs]`,
+    async () => {
+      const dir = await Deno.makeTempDir({ prefix: "drive-live-write-" });
+      const shared = { DRIVE_DATA_DIR: dir, DRIVE_KV: `${dir}/drive.kv` };
+      const a = await startTestServer({ blobStore, kvPath: shared.DRIVE_KV, env: shared });
+      // B renews every 100 ms a lease it promises for 500 ms; its upload stalls for 2 s.
+      const b = await startTestServer({
+        blobStore,
+        kvPath: shared.DRIVE_KV,
+        env: { ...shared, DRIVE_WRITE_LEASE_RENEW_MS: "100", DRIVE_WRITE_LEASE_EXPIRY_MS: "500" },
+      });
+      try {
+        const alice = await newApiUser(a, "alice");
+        const bytes = testBytes(3 * MiB, 6);
+        const upload = stalledUpload(b.url, alice.apiKey, "slow.bin", bytes);
+        await until(
+          "the upload's first bytes to be stored",
+          async () => (await unfinishedWrites(a)) > 0 ? true : null,
+        );
+        await new Promise((r) => setTimeout(r, 2000));
+        const dry = await sweep(a, { dryRun: true });
+        const run = await sweep(a, {});
+        assert.equal(dry.abandonedWrites, 0, JSON.stringify(dry));
+        assert.deepEqual(run, { ...dry, dryRun: false });
+        assert.ok((await unfinishedWrites(a)) > 0, "the live write's data is still there");
+
+        upload.finish();
+        const res = await upload.response;
+        const body = await res.json();
+        assert.equal(res.status, 201, JSON.stringify(body));
+        const download = await alice.fetch(`/files/${body.data.resourceSeq}/download`);
+        assert.equal(download.status, 200);
+        assert.deepEqual(new Uint8Array(await download.arrayBuffer()), bytes);
+        assert.equal(await unfinishedWrites(a), 0);
+      } finally {
+        await b.close();
+        await a.close();
+        await Deno.remove(dir, { recursive: true });
+      }
+    },
+  );
+}

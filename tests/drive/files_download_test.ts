@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { DOWNLOAD_TOKEN_TTL_MS } from "../../kv/tree/download_tokens.ts";
 import { forEachBlobStore, withServer } from "../helpers/server.ts";
-import { newApiUser } from "../helpers/api.ts";
+import { newApiUser, readOnlyKeyOf } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
 
 const BASE = "/api/external/v1";
@@ -200,6 +200,40 @@ Deno.test("download token: unknown, malformed, expired and folder tokens fail wi
     const folder = await alice.newFolder("F");
     const ofFolder = await alice.call("GET", `/files/${folder}/download-token`);
     assert.equal(ofFolder.body.errorCode, "RESOURCE_006");
+  });
+});
+
+Deno.test("download token: revoking the API key that issued it stops the token (file and folder)", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    // A second key of the same user: revoking the issuing key must not be saved by it.
+    const other = await readOnlyKeyOf(server, alice);
+    const rs = await alice.newFile("a.txt", "abc");
+    const folder = await alice.newFolder("F");
+    const fileLink: string = (await alice.call("GET", `/files/${rs}/download-token`)).body.data
+      .linkUrl;
+    const folderLink: string = (await alice.call("GET", `/folders/${folder}/download-token`))
+      .body.data.linkUrl;
+    const otherLink: string = (await other.call("GET", `/files/${rs}/download-token`)).body.data
+      .linkUrl;
+    const before = await fetch(`${server.url}${fileLink}`);
+    assert.equal(before.status, 200, "the token works while its key is active");
+    await before.body?.cancel();
+
+    const keyId = /^drv_([A-Za-z0-9]{16})_/.exec(alice.apiKey)![1];
+    const revoked = await server.admin.call("DELETE", `/keys/${keyId}`);
+    assert.equal(revoked.status, 204, JSON.stringify(revoked.body));
+    for (const link of [fileLink, folderLink]) {
+      const res = await fetch(`${server.url}${link}`);
+      assert.equal(res.status, 404, link);
+      const body = await res.json();
+      assert.equal(body.errorCode, "RESOURCE_009", link);
+      assert.match(body.message, /revoked/, "the message names the real reason");
+    }
+    // A token of the user's other, still active key keeps working.
+    const stillOk = await fetch(`${server.url}${otherLink}`);
+    assert.equal(stillOk.status, 200);
+    assert.equal(await stillOk.text(), "abc");
   });
 });
 

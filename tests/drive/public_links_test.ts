@@ -143,7 +143,7 @@ Deno.test("public link: unknown, revoked and expired tokens are SHARE_007; ORG_L
   });
 });
 
-Deno.test("password-protected link: access tokens, wrong passwords, lockout with Retry-After", async () => {
+Deno.test("password-protected link: access tokens, wrong passwords, the client's wait with Retry-After", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const folder = await alice.newFolder("Locked");
@@ -192,11 +192,19 @@ Deno.test("password-protected link: access tokens, wrong passwords, lockout with
       assert.equal(wrong.status, 401, `attempt ${i + 1}`);
       assert.equal(wrong.body.errorCode, "LINK_001");
     }
-    const locked = await post("correct horse");
-    assert.equal(locked.status, 429);
-    assert.equal(locked.body.errorCode, "LINK_002");
-    const retry = Number(locked.headers.get("retry-after"));
-    assert.ok(retry > 0 && retry <= 900, `Retry-After ${retry}`);
+    // After 5 wrong passwords this client waits 1 s, then 2 s after the next wrong one: the
+    // wait is the client's, answered 429 LINK_002 with Retry-After, whatever it sends.
+    await sleep(await retryAfterOf(post));
+    assert.equal((await post("wrong")).status, 401);
+    const waiting = await post("correct horse");
+    assert.equal(waiting.status, 429);
+    assert.equal(waiting.body.errorCode, "LINK_002");
+    const retry = Number(waiting.headers.get("retry-after"));
+    assert.ok(retry >= 1 && retry <= 4, `Retry-After ${retry}`);
+    // Once it has waited, the right password opens the link and the budget starts over.
+    await sleep(retry);
+    assert.equal((await post("correct horse")).status, 200);
+    for (let i = 0; i < 5; i++) assert.equal((await post("wrong")).status, 401, `again ${i + 1}`);
 
     // Changing the password invalidates access tokens issued for the old one.
     await alice.call("PATCH", `/shares/${share.shareSeq}`, {
@@ -218,7 +226,7 @@ Deno.test("password-protected link: access tokens, wrong passwords, lockout with
   });
 });
 
-Deno.test("password-protected link: concurrent wrong passwords never get more than 5 tries", async () => {
+Deno.test("password-protected link: one client's concurrent wrong passwords never get more than 5 tries", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const share = await alice.newShare({
@@ -238,6 +246,91 @@ Deno.test("password-protected link: concurrent wrong passwords never get more th
     const codes = burst.map((r) => r.body.errorCode);
     assert.equal(codes.filter((c) => c === "LINK_001").length, 5, codes.join(","));
     assert.equal(codes.filter((c) => c === "LINK_002").length, 7, codes.join(","));
-    assert.equal((await post("correct horse")).status, 429);
+    for (const r of burst.filter((r) => r.status === 429)) {
+      assert.equal(r.headers.get("retry-after"), "1");
+    }
+    // The client's wait is 1 s; then the right password opens the link.
+    await sleep(await retryAfterOf(post));
+    assert.equal((await post("correct horse")).status, 200);
   });
+});
+
+/** Sends wrong passwords until one is answered 429; its Retry-After (seconds). */
+async function retryAfterOf(post: (password: string) => ReturnType<typeof pub>): Promise<number> {
+  for (let i = 0; i < 10; i++) {
+    const r = await post("wrong");
+    if (r.status !== 429) continue;
+    const seconds = Number(r.headers.get("retry-after"));
+    // A client's first waits are 1, 2 and 4 s (on a slow machine a wait may have passed before
+    // the next try); anything longer is a lockout, not a wait.
+    assert.ok(seconds >= 1 && seconds <= 4, `Retry-After ${seconds}`);
+    return seconds;
+  }
+  throw new Error("never asked to wait");
+}
+
+const sleep = (seconds: number) => new Promise((r) => setTimeout(r, seconds * 1000));
+
+/** A PUBLIC_LINK with a password, and a poster of passwords on behalf of a client. */
+async function passwordLink(server: TestServer) {
+  const alice = await newApiUser(server, "alice");
+  const share = await alice.newShare({
+    rs: await alice.newFolder("Locked"),
+    st: "PUBLIC_LINK",
+    ...shareFlags("cd"),
+    password: "correct horse",
+  });
+  return (password: string, forwardedFor?: string) =>
+    pub(server, `/links/${tokenOf(share)}/access`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}),
+      },
+      body: JSON.stringify({ password }),
+    });
+}
+
+Deno.test("password-protected link: the rightful visitor gets in while others flood wrong passwords", async () => {
+  await withServer(async (server) => {
+    const post = await passwordLink(server);
+    // One address sends 20 wrong passwords and ten more addresses one each, all at once.
+    const flood = [
+      ...Array.from({ length: 20 }, () => post("wrong", "203.0.113.66")),
+      ...Array.from({ length: 10 }, (_, i) => post("wrong", `203.0.113.${i}`)),
+    ];
+    const codes = (await Promise.all(flood)).map((r) => r.body.errorCode);
+    assert.ok(codes.every((c) => c === "LINK_001" || c === "LINK_002"), codes.join(","));
+    // The loud address got its 5 tries; the rest of its burst was told to wait.
+    const loud = codes.slice(0, 20);
+    assert.equal(loud.filter((c) => c === "LINK_001").length, 5, loud.join(","));
+    // The visitor, from an address of its own, is not made to wait by anyone else's guesses.
+    const visitor = await post("correct horse", "198.51.100.7");
+    assert.equal(visitor.status, 200, JSON.stringify(visitor.body));
+    assert.match(visitor.body.data.accessToken, /^[A-Za-z0-9_-]{43}$/);
+  }, { env: { DRIVE_TRUSTED_PROXIES: "127.0.0.0/8,::1" } });
+});
+
+Deno.test("password-protected link: X-Forwarded-For names the client only from a trusted proxy", async () => {
+  // No trusted proxies (the default): every request here comes from 127.0.0.1, whatever the
+  // header says, so the guesser cannot escape its budget by changing the header.
+  await withServer(async (server) => {
+    const post = await passwordLink(server);
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await post("wrong", `203.0.113.${i}`)).status, 401);
+    }
+    const other = await post("wrong", "198.51.100.7");
+    assert.equal(other.status, 429);
+    assert.equal(other.body.errorCode, "LINK_002");
+  });
+  // 127.0.0.1 trusted: the header names the client, and each client has its own budget.
+  await withServer(async (server) => {
+    const post = await passwordLink(server);
+    for (let i = 0; i < 5; i++) assert.equal((await post("wrong", "203.0.113.1")).status, 401);
+    assert.equal((await post("wrong", "203.0.113.1")).status, 429);
+    // Entries left of the one the proxy added were written by the client: ignored.
+    assert.equal((await post("wrong", "198.51.100.7, 203.0.113.1")).status, 429);
+    assert.equal((await post("wrong", "203.0.113.1, 198.51.100.7")).status, 401);
+    assert.equal((await post("correct horse", "198.51.100.8")).status, 200);
+  }, { env: { DRIVE_TRUSTED_PROXIES: "127.0.0.1" } });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { drainNotifications, peekNotifications } from "../../kv/sharing/notifications.ts";
-import { shareKey } from "../../kv/keys.ts";
+import { shareKey, tenantKey } from "../../kv/keys.ts";
 import { type TestServer, withServer } from "../helpers/server.ts";
 import { newApiUser, shareFlags, uploadAs } from "../helpers/api.ts";
 
@@ -74,6 +74,123 @@ Deno.test("share types: defaults, per-tenant policy through the admin API, never
       ...shareFlags("cs"),
     });
     assert.equal(orgShare.body.errorCode, "SHARE_003");
+  });
+});
+
+/** The permission values the spec names for `allowedPermissions` (drive-external-api.md). */
+const SPEC_PERMISSIONS = ["VIEW", "EDIT", "DOWNLOAD", "SHARE"];
+
+function allowedByCode(data: { shareTypes: { code: string; allowedPermissions: string[] }[] }) {
+  return Object.fromEntries(data.shareTypes.map((t) => [t.code, t.allowedPermissions]));
+}
+
+Deno.test("share types speak the spec's four permissions; EDIT governs cu (upload)", async () => {
+  await withServer(async (server) => {
+    const { alice, carol } = await setup(server);
+    const f = await alice.newFolder("Inbox");
+    const byCode = allowedByCode(
+      (await alice.call("GET", `/shares/${f}/share-types`)).body.data,
+    );
+    assert.deepEqual(byCode, {
+      SPECIFIC_USERS: ["VIEW", "EDIT", "DOWNLOAD", "SHARE"],
+      ORG_LINK: ["VIEW", "EDIT", "DOWNLOAD"],
+      PUBLIC_LINK: ["VIEW", "EDIT", "DOWNLOAD"],
+    });
+    const doc = await (await fetch(`${server.url}/api/external/v1/openapi.json`)).json();
+    const entry = doc.components.schemas.ShareTypes.properties.shareTypes.items;
+    assert.deepEqual(entry.properties.allowedPermissions.items.enum, SPEC_PERMISSIONS);
+
+    // UPLOAD is no policy value any more: refused with a message that says what governs upload.
+    const legacy = await server.admin.call("PATCH", `/tenants/${alice.tenantId}`, {
+      sharePolicy: { ORG_LINK: { allowed: true, maxPermissions: ["VIEW", "UPLOAD"] } },
+    });
+    assert.equal(legacy.status, 400, JSON.stringify(legacy.body));
+    assert.match(legacy.body.message, /EDIT/);
+    assert.match(legacy.body.field, /^sharePolicy\.ORG_LINK\.maxPermissions/);
+
+    // EDIT in the policy lets a share grant cu, even with ce off.
+    const patch = await server.admin.call("PATCH", `/tenants/${alice.tenantId}`, {
+      sharePolicy: { ORG_LINK: { allowed: true, maxPermissions: ["VIEW", "EDIT"] } },
+    });
+    assert.equal(patch.status, 200, JSON.stringify(patch.body));
+    const types = (await alice.call("GET", `/shares/${f}/share-types`)).body.data;
+    assert.deepEqual(allowedByCode(types).ORG_LINK, ["VIEW", "EDIT"]);
+    const share = await alice.call("POST", "/shares", {
+      rs: f,
+      st: "ORG_LINK",
+      ...shareFlags("cu"),
+    });
+    assert.equal(share.status, 201, JSON.stringify(share.body));
+    const into = await carol.call("POST", "/folders", { fn: "drop", pfs: f, ss: alice.userSeq });
+    assert.equal(into.status, 201, JSON.stringify(into.body));
+
+    // Without EDIT nobody uploads: the existing share is capped at once, a new cu is refused.
+    await server.admin.call("PATCH", `/tenants/${alice.tenantId}`, {
+      sharePolicy: { ORG_LINK: { allowed: true, maxPermissions: ["VIEW", "DOWNLOAD"] } },
+    });
+    const capped = await carol.call("POST", "/folders", { fn: "late", pfs: f, ss: alice.userSeq });
+    assert.equal(capped.body.errorCode, "PERMISSION_004");
+    const g = await alice.newFolder("Other");
+    const refused = await alice.call("POST", "/shares", {
+      rs: g,
+      st: "ORG_LINK",
+      ...shareFlags("cu"),
+    });
+    assert.equal(refused.body.errorCode, "SHARE_003");
+    assert.match(refused.body.message, /EDIT \(cu\)/);
+  });
+});
+
+Deno.test("a tenant policy stored with UPLOAD still loads: UPLOAD is dropped on read, EDIT decides", async () => {
+  await withServer(async (server) => {
+    const { alice, carol } = await setup(server);
+    // A record as the service wrote it before the policy spoke the spec's four values.
+    const stored = (await server.kv.get<Record<string, unknown>>(tenantKey(alice.tenantId))).value!;
+    await server.kv.set(tenantKey(alice.tenantId), {
+      ...stored,
+      sharePolicy: {
+        SPECIFIC_USERS: {
+          allowed: true,
+          maxPermissions: ["VIEW", "EDIT", "DOWNLOAD", "UPLOAD", "SHARE"],
+        },
+        ORG_LINK: { allowed: true, maxPermissions: ["VIEW", "DOWNLOAD", "UPLOAD"] },
+        PUBLIC_LINK: { allowed: true, maxPermissions: ["UPLOAD", "VIEW"] },
+      },
+    });
+    const expected = {
+      SPECIFIC_USERS: { allowed: true, maxPermissions: ["VIEW", "EDIT", "DOWNLOAD", "SHARE"] },
+      ORG_LINK: { allowed: true, maxPermissions: ["VIEW", "DOWNLOAD"] },
+      PUBLIC_LINK: { allowed: true, maxPermissions: ["VIEW"] },
+    };
+    const one = await server.admin.call("GET", `/tenants/${alice.tenantId}`);
+    assert.equal(one.status, 200);
+    assert.deepEqual(one.body.sharePolicy, expected);
+    const all = await server.admin.call("GET", "/tenants");
+    const listed = all.body.items.find((t: { id: number }) => t.id === alice.tenantId);
+    assert.deepEqual(listed.sharePolicy, expected);
+
+    const f = await alice.newFolder("Legacy");
+    const byCode = allowedByCode((await alice.call("GET", `/shares/${f}/share-types`)).body.data);
+    for (const perms of Object.values(byCode)) {
+      for (const p of perms) assert.ok(SPEC_PERMISSIONS.includes(p), `${p} is not a spec value`);
+    }
+    // ORG_LINK had UPLOAD without EDIT: upload now follows EDIT, so it is not allowed.
+    const org = await alice.call("POST", "/shares", { rs: f, st: "ORG_LINK", ...shareFlags("cu") });
+    assert.equal(org.body.errorCode, "SHARE_003");
+    const ok = await alice.call("POST", "/shares", { rs: f, st: "ORG_LINK", ...shareFlags("cd") });
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+    assert.equal(
+      (await carol.call("POST", "/folders", { fn: "x", pfs: f, ss: alice.userSeq })).body
+        .errorCode,
+      "PERMISSION_004",
+    );
+
+    // The next write of the tenant stores the migrated policy.
+    const renamed = await server.admin.call("PATCH", `/tenants/${alice.tenantId}`, { name: "New" });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    assert.deepEqual(renamed.body.sharePolicy, expected);
+    const raw = (await server.kv.get<{ sharePolicy: unknown }>(tenantKey(alice.tenantId))).value!;
+    assert.deepEqual(raw.sharePolicy, expected);
   });
 });
 

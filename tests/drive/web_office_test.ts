@@ -242,7 +242,8 @@ Deno.test("invalid parameters answer 400 in plain text naming the parameter", as
       ["lock", { ...good, docId: `1-${rs}-2` }, "docId"],
       ["unlock", { ...good, docId: undefined }, "docId"],
       ["get", { ...good, user_id: undefined }, "user_id"],
-      ["info", { ...good, user_id: "somebody-else" }, "user_id"],
+      ["info", { ...good, user_id: "" }, "user_id"],
+      ["get", { ...good, user_id: "a".repeat(255) }, "user_id"],
       ["info", { ...good, lang: "<script>" }, "lang"],
       ["put", { ...good }, "size"],
       ["put", { ...good, size: "7b" }, "size"],
@@ -544,6 +545,35 @@ Deno.test("default mode: any key of the tenant may act as any of its users (the 
   });
 });
 
+Deno.test("default mode: user_id is not compared with loginUserSeq's account (the spec checks the tenant only)", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    await newApiUser(server, "carol", { tenantId: alice.tenantId });
+    const rs = await uploadAs(server, alice, "a.docx", "v1");
+    const docId = `${alice.userSeq}-${rs}`;
+    // Alice's own key naming another account of the tenant, and one nobody has.
+    let content = "v1";
+    for (const userId of ["carol", "somebody-else@example.com"]) {
+      const ed = new Editor(alice, docId, "WORD_EDITOR", alice.userSeq, userId);
+      assert.equal(textAt(await ed.info(), "collaborator", "userId"), "alice");
+      assert.equal(await ed.get(), content);
+      await assertEmpty200(await ed.lock());
+      // The session acts as loginUserSeq: the lock is Alice's, whatever user_id says.
+      const lock = await getLock(server.kv, rs);
+      assert.deepEqual([lock?.owner, lock?.holder], [`office:${alice.userSeq}`, "alice"]);
+      const put = await ed.put(`by ${userId}`, "save");
+      assert.equal(put.status, 200, await put.clone().text());
+      await put.body?.cancel();
+      await assertEmpty200(await ed.unlock());
+      content = `by ${userId}`;
+    }
+    assert.equal(
+      (await versionsOf(alice, rs)).at(-1)!.sha256,
+      sha256("by somebody-else@example.com"),
+    );
+  });
+});
+
 Deno.test("hardened mode: loginUserSeq must be the key's own user", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice", { scopes: ["api:read"] });
@@ -562,7 +592,25 @@ Deno.test("hardened mode: loginUserSeq must be the key's own user", async () => 
       });
       await assertPlainFailure(res, 403, "OFFICE_002");
     }
-    // Alice's own key still works, read-only scope included.
+    // Her own loginUserSeq with another account's user_id is refused the same way.
+    const namesCarol = new Editor(alice, docId, "WORD_EDITOR", alice.userSeq, "carol");
+    const reads = (["info", "get"] as const).map((op) =>
+      office(alice, alice.userSeq, op, { docId, app: "WORD_EDITOR", user_id: "carol" })
+    );
+    for (
+      const res of [await namesCarol.lock(), await namesCarol.put("x"), ...await Promise.all(reads)]
+    ) {
+      const text = await assertPlainFailure(res, 403, "OFFICE_002");
+      assert.match(text, /user_id/);
+    }
+    // Alice's own key still works, read-only scope included, with her e-mail as user_id too.
+    assert.equal(
+      textAt(
+        await new Editor(alice, docId, "WORD_EDITOR", alice.userSeq, "ALICE@example.com").info(),
+        "editable",
+      ),
+      "true",
+    );
     const own = new Editor(alice, docId);
     await assertEmpty200(await own.lock());
     const put = await own.put("v2", "save");

@@ -6,6 +6,7 @@ import { boot } from "../../boot.ts";
 import type { BlobStore } from "../../blobs/store.ts";
 import { type Config, readConfig } from "../../config.ts";
 import type { Deps } from "../../kv/deps.ts";
+import { serve } from "../../serve.ts";
 import { ADMIN_TOKEN, AdminClient } from "./admin.ts";
 
 export interface TestServer {
@@ -39,15 +40,14 @@ export async function startTestServer(opts: ServerOptions = {}): Promise<TestSer
   const { kv, blobs, app } = service;
   const deps = { kv, blobs, config };
   const ac = new AbortController();
-  let resolvePort: (port: number) => void;
-  const ready = new Promise<number>((r) => (resolvePort = r));
-  const server = Deno.serve({
+  // Served as main.ts serves (serve.ts, with its connection limits); closing cuts at once.
+  const server = serve(app, config, {
     hostname: "127.0.0.1",
     port: 0,
     signal: ac.signal,
-    onListen: ({ port }) => resolvePort(port),
-  }, app.fetch);
-  const port = await ready;
+    graceMs: 0,
+  });
+  const port = server.addr.port;
   const url = `http://127.0.0.1:${port}`;
   // Links the service builds must point at this server.
   config.publicUrl = opts.env?.DRIVE_PUBLIC_URL ?? url;

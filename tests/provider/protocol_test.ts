@@ -312,7 +312,7 @@ Deno.test("Authentication 3: unknown adapter, bad signature, every bad claim and
   });
 });
 
-Deno.test("Verification order 5: a reused JWT is 401; a JWT whose request failed an earlier check is not consumed", async () => {
+Deno.test("Verification order 5: a reused JWT is 401; a JWT whose request failed an earlier check is not consumed, one whose body failed its hash is", async () => {
   await withServer(async (server) => {
     const ad = await newProviderAdapter(server, "replay");
     const body = enc('{"name":"once"}');
@@ -326,19 +326,33 @@ Deno.test("Verification order 5: a reused JWT is 401; a JWT whose request failed
         body,
         ...extra,
       });
-    // Wrong Content-Type (step 1) and mismatched body hash (step 4) fail first...
+    // Wrong Content-Type (step 1) and a mismatched signed length (step 4) fail before the jti
+    // is recorded...
     const badType = await mkdir({ edit: fixed, headers: [["content-type", "text/plain"]] });
     assert.equal(badType!.status, 415);
-    const badBody = await mkdir({
+    const badLength = await mkdir({
       edit: (c) => {
         c.jti = jti;
+        c.request.content_length = body.byteLength + 1;
+      },
+    });
+    assert.equal(badLength!.status, 401);
+    // ...so the same jti is still usable once, and then never again.
+    const first = await mkdir({ edit: fixed });
+    assert.equal(first!.status, 204);
+    // The body's hash is compared only after the jti is recorded (the body is read only after
+    // authentication, docs/provider.md): a mismatch is 401 and uses the jti up.
+    const hashJti = crypto.randomUUID();
+    const badBody = await mkdir({
+      edit: (c) => {
+        c.jti = hashJti;
         c.request.content_sha256 = createHash("sha256").update("other").digest("hex");
       },
     });
     assert.equal(badBody!.status, 401);
-    // ...so the same jti is still usable once, and then never again.
-    const first = await mkdir({ edit: fixed });
-    assert.equal(first!.status, 204);
+    const sameJti = await mkdir({ edit: (c) => (c.jti = hashJti), body: enc('{"name":"twice"}') });
+    assert.equal(sameJti!.status, 401);
+    assert.equal(await folderExists(server, ad.userSeq, "twice"), false);
     const again = await providerRawRequest(server.url, ad, {
       method: "GET",
       target: "/doc-storage/v1/info",

@@ -61,7 +61,6 @@ export const PERMISSIONS = allOf<Permission>({
   VIEW: true,
   EDIT: true,
   DOWNLOAD: true,
-  UPLOAD: true,
   SHARE: true,
 });
 export const ADAPTER_OPERATIONS = allOf<AdapterOperation>({

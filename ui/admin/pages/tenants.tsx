@@ -22,11 +22,11 @@ const SHARE_TYPE_LABEL: Record<ShareType, string> = {
   PUBLIC_LINK: "Public link",
 };
 
+/** EDIT also governs upload (the spec's policy has no value of its own for it). */
 const PERMISSION_LABEL: Record<Permission, string> = {
   VIEW: "View",
-  EDIT: "Edit",
+  EDIT: "Edit and upload",
   DOWNLOAD: "Download",
-  UPLOAD: "Upload",
   SHARE: "Re-share",
 };
 

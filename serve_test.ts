@@ -1,0 +1,141 @@
+/**
+ * serve.ts in-process: accept failures never end the server, request bodies arrive intact through
+ * the watched stream (BYOB and default reads, sized and chunked), a stop lets requests in flight
+ * finish, and the cap follows the descriptor limit. The limits against hostile clients over real
+ * sockets of a real process are in tests/runtime/connection_limits_test.ts.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { connectionCap, type ConnectionLimits, type Handler, serve } from "./serve.ts";
+
+const LIMITS: ConnectionLimits = {
+  headerTimeoutMs: 10_000,
+  bodyIdleTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 60_000,
+  maxConnections: 100,
+};
+
+async function withServe(
+  handler: Handler,
+  fn: (url: string, stop: () => Promise<void>) => Promise<void>,
+  opts: { listener?: Deno.Listener<Deno.TcpConn, Deno.NetAddr>; log?: (m: string) => void } = {},
+) {
+  const ac = new AbortController();
+  const server = serve({ fetch: handler }, LIMITS, {
+    hostname: "127.0.0.1",
+    port: 0,
+    signal: ac.signal,
+    graceMs: 2000,
+    log: opts.log ?? (() => {}),
+    listener: opts.listener,
+  });
+  const stop = async () => {
+    ac.abort();
+    await server.finished;
+  };
+  try {
+    await fn(`http://127.0.0.1:${server.addr.port}`, stop);
+  } finally {
+    await stop();
+  }
+}
+
+Deno.test("accept failures (EMFILE) are retried; the server keeps serving and logs the episode once", async () => {
+  const real = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let failuresLeft = 5;
+  // The first accepts fail as they do when the process is out of descriptors.
+  const flaky = new Proxy(real, {
+    get(target, prop) {
+      if (prop === "accept") {
+        return () => {
+          if (failuresLeft-- > 0) {
+            return Promise.reject(new Error("Too many open files (os error 24)"));
+          }
+          return target.accept();
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const logged: string[] = [];
+  await withServe(() => new Response("ok"), async (url) => {
+    const res = await fetch(`${url}/`);
+    assert.equal(await res.text(), "ok");
+  }, { listener: flaky, log: (m) => logged.push(m) });
+  assert.equal(logged.filter((m) => m.startsWith("accept failed")).length, 1, logged.join("\n"));
+  assert.ok(logged.some((m) => m.includes("accepting again after 5 failed accepts")));
+});
+
+Deno.test("request bodies pass through the watched stream intact: BYOB and default reads, sized and chunked", async () => {
+  const payload = new Uint8Array(5 * 1024 * 1024 + 123);
+  for (let off = 0; off < payload.length; off += 65_536) {
+    crypto.getRandomValues(payload.subarray(off, Math.min(off + 65_536, payload.length)));
+  }
+  const expected = createHash("sha256").update(payload).digest("hex");
+  const handler: Handler = async (req) => {
+    const hash = createHash("sha256");
+    let total = 0;
+    if (new URL(req.url).searchParams.has("byob")) {
+      // As the multipart reader does: one reused 1 MiB buffer.
+      const reader = req.body!.getReader({ mode: "byob" });
+      let buf = new Uint8Array(1024 * 1024);
+      while (true) {
+        const { done, value } = await reader.read(buf);
+        if (done) break;
+        hash.update(value);
+        total += value.byteLength;
+        buf = new Uint8Array(value.buffer);
+      }
+    } else {
+      for await (const chunk of req.body!) {
+        hash.update(chunk);
+        total += chunk.byteLength;
+      }
+    }
+    return Response.json({ total, sha: hash.digest("hex") });
+  };
+  await withServe(handler, async (url) => {
+    for (const mode of ["byob", "default"]) {
+      const sized = await fetch(`${url}/?${mode}`, { method: "POST", body: payload });
+      assert.deepEqual(await sized.json(), { total: payload.length, sha: expected }, mode);
+      const chunked = await fetch(`${url}/?${mode}`, {
+        method: "POST",
+        body: ReadableStream.from([payload.subarray(0, 1000), payload.subarray(1000)]),
+      });
+      assert.deepEqual(await chunked.json(), { total: payload.length, sha: expected }, mode);
+    }
+    const json = await fetch(`${url}/`, { method: "POST", body: '{"a":1}' });
+    assert.equal((await json.json()).total, 7);
+  });
+});
+
+Deno.test("a stop lets the request in flight finish, then finished resolves", async () => {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => (release = r));
+  let entered: () => void = () => {};
+  const inHandler = new Promise<void>((r) => (entered = r));
+  await withServe(async () => {
+    entered();
+    await gate;
+    return new Response("done");
+  }, async (url, stop) => {
+    const pending = fetch(`${url}/`);
+    await inHandler;
+    const stopped = stop();
+    setTimeout(release, 100);
+    const res = await pending;
+    assert.equal(await res.text(), "done");
+    await stopped;
+    await assert.rejects(fetch(`${url}/`), "no new connections after the stop");
+  });
+});
+
+Deno.test("the connection cap fits the descriptor limit, keeping a quarter for files", () => {
+  assert.equal(connectionCap(4096, null), 4096);
+  assert.equal(connectionCap(4096, 1_048_576), 4096);
+  assert.equal(connectionCap(4096, 1024), 768);
+  assert.equal(connectionCap(4096, 256), 192);
+  assert.equal(connectionCap(10, 256), 10);
+  assert.equal(connectionCap(4096, 1), 1);
+});
