@@ -133,6 +133,35 @@ interface Connection {
   server: { shutdown(): Promise<void> } | null;
 }
 
+/**
+ * Cuts a connection: aborts the signal its Deno server listens to, which cancels that server by
+ * its resource id. When the connection has just ended on its own (its id is closed, but its
+ * `finished` has not settled yet, a moment this module cannot see), Deno's listener throws
+ * BadResource, and Deno reports an exception thrown in an event listener as uncaught, which ends
+ * the process. The guard below swallows exactly that: a BadResource raised while a cut is being
+ * dispatched (dispatch is synchronous, so the flag brackets it).
+ */
+function cut(c: Connection) {
+  if (c.cut.signal.aborted) return;
+  cutting = true;
+  try {
+    c.cut.abort();
+  } catch {
+    /* the same error, where Deno throws instead of reporting it */
+  } finally {
+    cutting = false;
+  }
+}
+let cutting = false;
+let cutGuard = false;
+function installCutGuard() {
+  if (cutGuard) return;
+  cutGuard = true;
+  globalThis.addEventListener("error", (event) => {
+    if (cutting && event.error instanceof Deno.errors.BadResource) event.preventDefault();
+  });
+}
+
 export function serve(
   app: { fetch: Handler },
   limits: ConnectionLimits,
@@ -142,6 +171,7 @@ export function serve(
   const found = denoServeOnConnection();
   if (!found) return unlimited(app, opts, log);
   const serveOn: ServeOnConnection = found;
+  installCutGuard();
 
   const fdLimit = descriptorLimit();
   const cap = connectionCap(limits.maxConnections, fdLimit);
@@ -163,30 +193,23 @@ export function serve(
   // One sweep over all connections instead of a timer per connection and per read: requests and
   // reads only write timestamps, which keeps the watchdog off the per-request path. A limit fires
   // between its deadline and one tick (an eighth of the shortest limit, at most 1 s) later.
-  const tickMs = Math.max(
-    5,
-    Math.min(
-      1000,
-      Math.floor(
-        Math.min(
-          limits.headerTimeoutMs,
-          limits.bodyIdleTimeoutMs,
-          limits.keepAliveTimeoutMs,
-        ) / 8,
-      ),
-    ),
+  const shortest = Math.min(
+    limits.headerTimeoutMs,
+    limits.bodyIdleTimeoutMs,
+    limits.keepAliveTimeoutMs,
   );
+  const tickMs = Math.max(5, Math.min(1000, Math.floor(shortest / 8)));
   const sweeper = setInterval(() => {
     const now = performance.now();
     for (const c of open) {
       if (c.inflight === 0) {
-        if (now - c.waitSince > c.waitLimit) c.cut.abort();
+        if (now - c.waitSince > c.waitLimit) cut(c);
         continue;
       }
       for (const wait of c.bodies) {
         if (wait.since !== 0 && now - wait.since > limits.bodyIdleTimeoutMs) {
           wait.timedOut = true;
-          c.cut.abort();
+          cut(c);
         }
       }
     }
@@ -277,12 +300,12 @@ export function serve(
     for (const c of open) {
       // Idle or still sending headers: nothing is lost by closing now. Requests in flight finish
       // (hyper's graceful shutdown closes the connection after the response).
-      if (c.inflight === 0) c.cut.abort();
+      if (c.inflight === 0) cut(c);
       else c.server?.shutdown().catch(() => {});
     }
     if (open.size === 0) allClosed();
     graceTimer = setTimeout(() => {
-      for (const c of open) c.cut.abort();
+      for (const c of open) cut(c);
     }, opts.graceMs ?? 10_000);
   }
 

@@ -1,7 +1,8 @@
 /**
  * serve.ts in-process: accept failures never end the server, request bodies arrive intact through
  * the watched stream (BYOB and default reads, sized and chunked), a stop lets requests in flight
- * finish, and the cap follows the descriptor limit. The limits against hostile clients over real
+ * finish, the cap follows the descriptor limit, and cutting a connection that is closing anyway
+ * cannot crash the process. The limits against hostile clients over real
  * sockets of a real process are in tests/runtime/connection_limits_test.ts.
  */
 import assert from "node:assert/strict";
@@ -138,4 +139,40 @@ Deno.test("the connection cap fits the descriptor limit, keeping a quarter for f
   assert.equal(connectionCap(4096, 256), 192);
   assert.equal(connectionCap(10, 256), 10);
   assert.equal(connectionCap(4096, 1), 1);
+});
+
+Deno.test("cutting a connection that has just ended on its own never crashes the process", async () => {
+  // Deno throws BadResource from the cut when the connection's server is already gone, and
+  // reports it as uncaught. With 5 ms limits the sweep and the stop keep cutting connections
+  // that are closing on their own (each request says Connection: close).
+  const limits = {
+    headerTimeoutMs: 5,
+    bodyIdleTimeoutMs: 5,
+    keepAliveTimeoutMs: 5,
+    maxConnections: 1000,
+  };
+  const request = new TextEncoder().encode(
+    "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+  );
+  for (let round = 0; round < 30; round++) {
+    const ac = new AbortController();
+    const server = serve({ fetch: () => new Response("ok") }, limits, {
+      hostname: "127.0.0.1",
+      port: 0,
+      signal: ac.signal,
+      graceMs: 0,
+      log: () => {},
+    });
+    await Promise.all(Array.from({ length: 50 }, async () => {
+      try {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+        await conn.write(request);
+        const buf = new Uint8Array(1024);
+        while ((await conn.read(buf)) !== null) { /* until the server closes */ }
+        conn.close();
+      } catch { /* cut before or while answering: allowed */ }
+    }));
+    ac.abort();
+    await server.finished;
+  }
 });
