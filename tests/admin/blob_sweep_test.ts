@@ -12,6 +12,7 @@ import { forEachBlobStore, startTestServer, type TestServer } from "../helpers/s
 import { ADMIN_TOKEN, AdminClient } from "../helpers/admin.ts";
 import { newApiUser } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
+import { startMain } from "../helpers/process.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -152,34 +153,7 @@ forEachBlobStore(
   },
 );
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const MiB = 1024 * 1024;
-
-/** main.ts as another process of the service (same KV file and data dir as the test's server). */
-async function startProcess(env: Record<string, string>) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
-    env: { PORT: "0", HOST: "127.0.0.1", DRIVE_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  while (!/listening on (http:\/\/\S+)/.test(out)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`main.ts exited early: ${out}`);
-    out += value;
-  }
-  return {
-    url: /listening on (http:\/\/\S+)/.exec(out)![1].replace("localhost", "127.0.0.1"),
-    /** kill -9: no finally block, no cleanup, no lease released. */
-    async kill() {
-      child.kill("SIGKILL");
-      await child.status;
-      await reader.cancel().catch(() => {});
-    },
-  };
-}
 
 /**
  * POST /files whose body sends the multipart head and the first half of `bytes`, then stalls
@@ -276,7 +250,8 @@ for (const blobStore of ["fs", "kv"] as const) {
       try {
         const alice = await newApiUser(server, "alice");
         // The killed process renews its write leases every 200 ms and promises them for 1.5 s.
-        const doomed = await startProcess({
+        const doomed = await startMain({
+          DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
           ...shared,
           DRIVE_BLOB_STORE: blobStore,
           DRIVE_WRITE_LEASE_RENEW_MS: "200",

@@ -1,44 +1,7 @@
 import assert from "node:assert/strict";
 import { withServer, withTwoServersOnOneKv } from "../helpers/server.ts";
 import { newApiUser } from "../helpers/api.ts";
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-
-/** Starts main.ts as its own process and resolves once it printed its URL. */
-async function startMain(env: Record<string, string>) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
-    env: { PORT: "0", HOST: "127.0.0.1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  while (!/listening on (http:\/\/\S+)/.test(out)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`main.ts exited early: ${out}`);
-    out += value;
-  }
-  // Give the token line (printed right after) a moment to arrive.
-  const more = await Promise.race([
-    reader.read(),
-    new Promise<null>((r) => setTimeout(() => r(null), 300)),
-  ]);
-  if (more && !more.done) out += more.value;
-  const url = /listening on (http:\/\/\S+)/.exec(out)![1].replace("localhost", "127.0.0.1");
-  return {
-    url,
-    out,
-    async stop() {
-      child.kill("SIGTERM");
-      const status = await child.status;
-      reader.releaseLock();
-      await child.stdout.cancel().catch(() => {});
-      await child.stderr.cancel().catch(() => {});
-      return status;
-    },
-  };
-}
+import { MAIN, startMain } from "../helpers/process.ts";
 
 Deno.test("first start prints the admin token once; later starts reuse its stored hash; SIGTERM exits 0", async () => {
   const dir = await Deno.makeTempDir({ prefix: "drive-main-" });
