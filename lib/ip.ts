@@ -3,7 +3,10 @@
  * Used to read DRIVE_TRUSTED_PROXIES (config.ts) and to name the client of a request
  * (api/http/client_address.ts). An IPv4-mapped IPv6 address (::ffff:192.0.2.1, what a
  * dual-stack socket reports for an IPv4 peer) is the IPv4 address, so one client has one name.
+ * Parsing and printing are ipaddr.js's (the parser behind Express's proxy-addr); this module adds
+ * the byte form, ranges and the mapped-address rule the throttle needs.
  */
+import ipaddr from "ipaddr.js";
 
 /** 4 bytes (IPv4) or 16 bytes (IPv6). */
 export type IpBytes = Uint8Array;
@@ -14,47 +17,18 @@ export interface IpRange {
   prefix: number;
 }
 
-const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-
+/** Strict dotted IPv4 (four decimal parts, no leading zeros), as ipaddr.js checks it. */
 function parseV4(s: string): IpBytes | null {
-  return IPV4.test(s) ? new Uint8Array(s.split(".").map(Number)) : null;
+  return ipaddr.IPv4.isValidFourPartDecimal(s)
+    ? new Uint8Array(ipaddr.IPv4.parse(s).toByteArray())
+    : null;
 }
 
+/** IPv6 in any RFC 4291 text form, without a zone id (a zone names a local link, not a client). */
 function parseV6(s: string): IpBytes | null {
-  if (!/^[0-9a-fA-F:.]+$/.test(s) || s.length > 45) return null;
-  const halves = s.split("::");
-  if (halves.length > 2) return null;
-  const groups = (part: string): number[] | null => {
-    if (part === "") return [];
-    const out: number[] = [];
-    const pieces = part.split(":");
-    for (let i = 0; i < pieces.length; i++) {
-      const p = pieces[i];
-      // A dotted IPv4 tail (::ffff:192.0.2.1) stands for the last two groups.
-      if (i === pieces.length - 1 && p.includes(".")) {
-        const v4 = parseV4(p);
-        if (!v4) return null;
-        out.push((v4[0] << 8) | v4[1], (v4[2] << 8) | v4[3]);
-      } else if (/^[0-9a-fA-F]{1,4}$/.test(p)) {
-        out.push(parseInt(p, 16));
-      } else {
-        return null;
-      }
-    }
-    return out;
-  };
-  const head = groups(halves[0]);
-  const tail = halves.length === 2 ? groups(halves[1]) : [];
-  if (!head || !tail) return null;
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 2 ? missing < 1 : missing !== 0) return null;
-  const all = [...head, ...new Array(missing).fill(0), ...tail];
-  const bytes = new Uint8Array(16);
-  all.forEach((g, i) => {
-    bytes[2 * i] = g >> 8;
-    bytes[2 * i + 1] = g & 0xff;
-  });
-  return bytes;
+  if (!ipaddr.IPv6.isValid(s)) return null;
+  const addr = ipaddr.IPv6.parse(s);
+  return addr.zoneId ? null : new Uint8Array(addr.toByteArray());
 }
 
 function unmapped(bytes: IpBytes): IpBytes {
@@ -115,22 +89,7 @@ export function inRange(ip: IpBytes, range: IpRange): boolean {
 
 /** Dotted IPv4, or IPv6 in the RFC 5952 form (lower case, longest zero run as "::"). */
 export function formatIp(bytes: IpBytes): string {
-  if (bytes.length === 4) return Array.from(bytes).join(".");
-  const groups = Array.from({ length: 8 }, (_, i) => (bytes[2 * i] << 8) | bytes[2 * i + 1]);
-  let best = -1, bestLen = 1;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen) [best, bestLen] = [i, j - i];
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (best < 0) return hex.join(":");
-  return `${hex.slice(0, best).join(":")}::${hex.slice(best + bestLen).join(":")}`;
+  return ipaddr.fromByteArray(Array.from(bytes)).toString();
 }
 
 /** The first `prefix` bits of `bytes`, the rest zero. */

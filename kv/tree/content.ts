@@ -38,7 +38,7 @@ import { chargeUsage, readUsageEntry } from "./usage.ts";
 type Body = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
 
 /** Streams a body into the blob store, mapping size failures to catalog errors. */
-export async function writeBlob(
+async function writeBlob(
   d: Deps,
   body: Body,
   opts: { maxBytes: number; expectedSize?: number; overLimit: ErrorCode; overLimitMessage: string },

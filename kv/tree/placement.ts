@@ -72,13 +72,11 @@ export interface NewResource {
   name: string;
   actorSeq: number;
   content: BlobInfo | null;
-  /** Creation time; now unless given. */
-  now?: number;
 }
 
 /** The record of a resource just created: never updated, not trashed. */
 export function newResource(r: NewResource): Resource {
-  const now = r.now ?? Date.now();
+  const now = Date.now();
   const c = r.content;
   return {
     rs: r.rs,
