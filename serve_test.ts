@@ -176,3 +176,48 @@ Deno.test("cutting a connection that has just ended on its own never crashes the
     await server.finished;
   }
 });
+
+/** Sends raw bytes on a new connection and returns the status line of the answer. */
+async function rawStatus(url: string, text: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(url).port) });
+  try {
+    await conn.write(new TextEncoder().encode(text));
+    const buf = new Uint8Array(4096);
+    const n = await conn.read(buf);
+    return new TextDecoder().decode(buf.subarray(0, n ?? 0)).split("\r\n")[0];
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("the body watcher's request copy keeps what the client sent (found by the fuzzer)", async () => {
+  const seen: string[] = [];
+  const handler: Handler = async (req) => {
+    seen.push(
+      `${req.method} ${req.url.replace(/^http:\/\/[^/]+/, "")} ${(await req.text()).length}`,
+    );
+    return new Response("ok");
+  };
+  await withServe(handler, async (url) => {
+    const close = "Host: x\r\nConnection: close\r\n";
+    // A lower-case "get" is not GET: its body must not make the copy throw (it answered 500).
+    assert.match(
+      await rawStatus(url, `get /a HTTP/1.1\r\n${close}Content-Length: 2\r\n\r\n{}`),
+      / 200 /,
+    );
+    // An empty chunked body is no chunk to hand on (it answered 500).
+    assert.match(
+      await rawStatus(
+        url,
+        `POST /b HTTP/1.1\r\n${close}Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      ),
+      / 200 /,
+    );
+    // The raw target reaches the app, dot segments included (the provider's JWT signs it).
+    assert.match(
+      await rawStatus(url, `POST /c/../d HTTP/1.1\r\n${close}Content-Length: 2\r\n\r\n{}`),
+      / 200 /,
+    );
+  });
+  assert.deepEqual(seen, ["get /a 2", "POST /b 0", "POST /c/../d 2"]);
+});
