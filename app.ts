@@ -2,20 +2,33 @@
 import { Hono } from "hono";
 import { adminApi } from "./api/admin/index.ts";
 import { errorEnvelope } from "./api/http/envelope.ts";
+import { jsonResponse } from "./api/http/json_response.ts";
 import { EXTERNAL_BASE, externalApi } from "./api/external/index.ts";
 import { PUBLIC_LINKS_BASE, publicLinksApi } from "./api/public/links.ts";
 import { staticRoutes } from "./api/public/static.ts";
 import type { AdminTokenCheck } from "./kv/identity/admin_token.ts";
 import type { Deps } from "./kv/deps.ts";
 import { providerApp } from "./provider/routes.ts";
+import { driveLogger } from "./api/ops/logging.ts";
+import type { Metrics } from "./api/ops/metrics.ts";
+import { requestLog } from "./api/ops/request_log.ts";
+import { opsRoutes } from "./api/ops/routes.ts";
+import { markUnmatched } from "./lib/request_facts.ts";
 
 export interface AppOptions extends Deps {
   adminToken: AdminTokenCheck;
+  /** The service's metrics (api/ops/metrics.ts), made by boot(). */
+  metrics: Metrics;
 }
 
 export function createApp(opts: AppOptions): Hono {
   const app = new Hono();
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  // First: the request id, the log line and the request metrics cover everything below. It also
+  // opens the request scope (lib/request_scope.ts), so events name how the request authenticated
+  // (kv/events/actor.ts) and commit races reach the metrics.
+  app.use("*", requestLog(opts.metrics));
+  app.get("/healthz", (c) => jsonResponse(c, { status: "ok" }, 200));
+  app.route("/", opsRoutes(opts, opts.metrics));
   app.route(EXTERNAL_BASE, externalApi(opts));
   app.route("/admin/api", adminApi(opts, opts.adminToken));
   app.route(PUBLIC_LINKS_BASE, publicLinksApi(opts));
@@ -24,16 +37,26 @@ export function createApp(opts: AppOptions): Hono {
   app.route("/", staticRoutes());
   // Hono consults only the root app's notFound, so each area's format is chosen here.
   app.notFound((c) => {
+    // The log and the metrics label it "(unmatched)": its raw path could be anything.
+    markUnmatched(c);
     const what = `No endpoint ${c.req.method} ${c.req.path}`;
     if (
       c.req.path.startsWith(`${EXTERNAL_BASE}/`) || c.req.path.startsWith(`${PUBLIC_LINKS_BASE}/`)
     ) {
-      return c.json(errorEnvelope("REQUEST_004", what), 404);
+      return jsonResponse(c, errorEnvelope("REQUEST_004", what), 404);
     }
     if (c.req.path.startsWith("/admin/api/")) {
-      return c.json({ error: "ADMIN_001", message: what }, 404);
+      return jsonResponse(c, { error: "ADMIN_001", message: what }, 404);
     }
     return c.text(what, 404);
+  });
+  // Areas answer their own errors; this catches what escapes them (static routes, middleware).
+  app.onError((err, c) => {
+    driveLogger("http").error("unexpected error", {
+      error: String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    return c.text("Internal Server Error", 500);
   });
   return app;
 }

@@ -35,6 +35,72 @@ export interface Config {
   bodyIdleTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  /** Request and operational logs (api/ops/logging.ts, docs/operations.md "Logs"). */
+  logFormat: "json" | "text";
+  logLevel: LogLevelName;
+  /** DRIVE_METRICS_TOKEN: when set, GET /metrics needs it as a Bearer token. */
+  metricsToken: string | null;
+  /** DRIVE_MIN_FREE_BYTES: /readyz fails below this much free disk (fs blob store). */
+  minFreeBytes: number;
+  /** DRIVE_UPLOAD_EXPIRY_S: how long an unfinished tus upload is kept (docs/api.md "tus"). */
+  uploadExpiryMs: number;
+  /** DRIVE_UPLOAD_MAX_BYTES: the largest Upload-Length accepted (advertised as Tus-Max-Size). */
+  uploadMaxBytes: number;
+  /**
+   * DRIVE_EVENT_RETENTION_DAYS: how long the event log (change feed and activity) keeps an
+   * event; a feed cursor older than that answers 410 CHANGES_001 (docs/changes.md).
+   */
+  eventRetentionDays: number;
+  /**
+   * Webhook delivery (kv/events/webhook_delivery.ts, docs/changes.md "Webhooks"):
+   * DRIVE_WEBHOOK_TIMEOUT_MS per attempt; DRIVE_WEBHOOK_ALLOW_PRIVATE lets endpoints on
+   * loopback, private and link-local addresses be reached; a failed attempt is retried after
+   * DRIVE_WEBHOOK_RETRY_BASE_MS doubling each time, for DRIVE_WEBHOOK_RETRY_WINDOW_S.
+   */
+  webhookTimeoutMs: number;
+  webhookAllowPrivate: boolean;
+  webhookRetryBaseMs: number;
+  webhookRetryWindowMs: number;
+  /**
+   * DRIVE_TRASH_RETENTION_DAYS: trash items older than this are purged by the hourly retention
+   * job (kv/lifecycle/retention.ts); 0 keeps the trash until emptied by hand.
+   */
+  trashRetentionDays: number;
+  /** DRIVE_VERSIONS_KEEP: stored versions kept per file by the retention job; 0 keeps all. */
+  versionsKeep: number;
+}
+
+export const LOG_LEVELS = ["trace", "debug", "info", "warning", "error", "fatal"] as const;
+export type LogLevelName = typeof LOG_LEVELS[number];
+
+/**
+ * DRIVE_LOG_FORMAT and DRIVE_LOG_LEVEL. JSON by default when stdout is not a terminal (a log
+ * collector reads it), a readable line when a person watches. `warn` is taken for `warning`.
+ */
+function logVars(
+  env: Record<string, string | undefined>,
+  stdoutIsTerminal: boolean,
+): Pick<Config, "logFormat" | "logLevel"> {
+  const format = (env.DRIVE_LOG_FORMAT || (stdoutIsTerminal ? "text" : "json")).toLowerCase();
+  if (format !== "json" && format !== "text") {
+    throw new ConfigError(`DRIVE_LOG_FORMAT must be "json" or "text", got "${format}"`);
+  }
+  const rawLevel = (env.DRIVE_LOG_LEVEL || "info").toLowerCase();
+  const level = rawLevel === "warn" ? "warning" : rawLevel;
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new ConfigError(
+      `DRIVE_LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.DRIVE_LOG_LEVEL}"`,
+    );
+  }
+  return { logFormat: format, logLevel: level as LogLevelName };
+}
+
+function stdoutIsTerminal(): boolean {
+  try {
+    return Deno.stdout.isTerminal();
+  } catch {
+    return false;
+  }
 }
 
 function trustedProxiesVar(env: Record<string, string | undefined>): IpRange[] {
@@ -69,8 +135,37 @@ function writeLeaseVars(
   return { writeLeaseRenewMs: renew, writeLeaseExpiryMs: expiry };
 }
 
-function secretsKeyVar(env: Record<string, string | undefined>): Uint8Array | null {
+/** Where KV lives: a file on this machine, this process's memory, or a remote store. */
+export function kvLocation(kvPath: string): "file" | "memory" | "remote" {
+  // "" opens Deno Deploy's managed KV; a URL is KV Connect.
+  if (kvPath === "" || kvPath.includes("://")) return "remote";
+  return kvPath === ":memory:" ? "memory" : "file";
+}
+
+/**
+ * Whether the service keeps anything on this machine's disk (the fs blob store or a KV file).
+ * When not (Deno Deploy mode: remote or `:memory:` KV with the kv blob store), nothing is
+ * written to disk: no DRIVE_DATA_DIR, no secrets.key, no disk-based background task.
+ */
+export function usesDataDir(config: Pick<Config, "kvPath" | "blobStore">): boolean {
+  return config.blobStore === "fs" || kvLocation(config.kvPath) === "file";
+}
+
+/**
+ * DRIVE_SECRETS_KEY. Required with a remote KV: machines sharing it share no disk, so a key file
+ * would differ between them, and a key stored in KV beside the secrets would protect nothing.
+ */
+function secretsKeyVar(
+  env: Record<string, string | undefined>,
+  kvPath: string,
+): Uint8Array | null {
   const raw = env.DRIVE_SECRETS_KEY;
+  if ((raw === undefined || raw === "") && kvLocation(kvPath) === "remote") {
+    throw new ConfigError(
+      "DRIVE_SECRETS_KEY is required with a remote KV (Deno Deploy or KV Connect): " +
+        "generate one with `openssl rand -base64 32` (see docs/deploy.md)",
+    );
+  }
   if (raw === undefined || raw === "") return null;
   const bytes = /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw) ? Buffer.from(raw, "base64") : null;
   if (!bytes || bytes.byteLength !== 32) {
@@ -141,12 +236,13 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
   } catch {
     throw new ConfigError(`DRIVE_PUBLIC_URL is not a URL: "${publicUrl}"`);
   }
+  // On Deno Deploy an empty path opens the project's managed KV.
+  const kvPath = env.DRIVE_KV || (onDenoDeploy(env) ? "" : `${dataDir}/drive.kv`);
   return {
     port,
     host: env.HOST || "0.0.0.0",
     dataDir,
-    // On Deno Deploy an empty path opens the project's managed KV.
-    kvPath: env.DRIVE_KV || (onDenoDeploy(env) ? "" : `${dataDir}/drive.kv`),
+    kvPath,
     blobStore,
     adminToken: env.DRIVE_ADMIN_TOKEN || null,
     publicUrl,
@@ -154,12 +250,24 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     defaultQuotaBytes: intVar(env, "DRIVE_DEFAULT_QUOTA_BYTES", 10_737_418_240),
     officeLockTtlSeconds: intVar(env, "DRIVE_OFFICE_LOCK_TTL_S", 1800),
     officeStrictUser: boolVar(env, "DRIVE_OFFICE_STRICT_USER"),
-    secretsKey: secretsKeyVar(env),
+    secretsKey: secretsKeyVar(env, kvPath),
     ...writeLeaseVars(env),
     trustedProxies: trustedProxiesVar(env),
     headerTimeoutMs: positiveIntVar(env, "DRIVE_HEADER_TIMEOUT_MS", 10_000),
     bodyIdleTimeoutMs: positiveIntVar(env, "DRIVE_BODY_IDLE_TIMEOUT_MS", 30_000),
     keepAliveTimeoutMs: positiveIntVar(env, "DRIVE_KEEPALIVE_TIMEOUT_MS", 60_000),
     maxConnections: positiveIntVar(env, "DRIVE_MAX_CONNECTIONS", 4096),
+    ...logVars(env, stdoutIsTerminal()),
+    metricsToken: env.DRIVE_METRICS_TOKEN || null,
+    minFreeBytes: intVar(env, "DRIVE_MIN_FREE_BYTES", 268_435_456),
+    uploadExpiryMs: positiveIntVar(env, "DRIVE_UPLOAD_EXPIRY_S", 86_400) * 1000,
+    uploadMaxBytes: positiveIntVar(env, "DRIVE_UPLOAD_MAX_BYTES", 1_099_511_627_776),
+    eventRetentionDays: positiveIntVar(env, "DRIVE_EVENT_RETENTION_DAYS", 30),
+    webhookTimeoutMs: positiveIntVar(env, "DRIVE_WEBHOOK_TIMEOUT_MS", 10_000),
+    webhookAllowPrivate: boolVar(env, "DRIVE_WEBHOOK_ALLOW_PRIVATE"),
+    webhookRetryBaseMs: positiveIntVar(env, "DRIVE_WEBHOOK_RETRY_BASE_MS", 5_000),
+    webhookRetryWindowMs: positiveIntVar(env, "DRIVE_WEBHOOK_RETRY_WINDOW_S", 86_400) * 1000,
+    trashRetentionDays: intVar(env, "DRIVE_TRASH_RETENTION_DAYS", 30),
+    versionsKeep: intVar(env, "DRIVE_VERSIONS_KEEP", 0),
   };
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError, readConfig } from "./config.ts";
+import { ConfigError, kvLocation, readConfig, usesDataDir } from "./config.ts";
 
 Deno.test("every variable has a working default", () => {
   const c = readConfig({});
@@ -21,9 +21,29 @@ Deno.test("every variable has a working default", () => {
 });
 
 Deno.test("Deno Deploy defaults: managed KV and the kv blob store", () => {
-  const c = readConfig({ DENO_DEPLOYMENT_ID: "abc" });
+  const c = readConfig({ DENO_DEPLOYMENT_ID: "abc", DRIVE_SECRETS_KEY: btoa("k".repeat(32)) });
   assert.equal(c.kvPath, "");
   assert.equal(c.blobStore, "kv");
+  assert.equal(usesDataDir(c), false);
+});
+
+Deno.test("a remote KV requires DRIVE_SECRETS_KEY; a local or in-memory one does not", () => {
+  for (const env of [{ DENO_DEPLOYMENT_ID: "abc" }, { DRIVE_KV: "https://kv.example/connect" }]) {
+    assert.throws(() => readConfig(env), /DRIVE_SECRETS_KEY is required with a remote KV/);
+  }
+  assert.equal(readConfig({ DRIVE_KV: ":memory:" }).secretsKey, null);
+  assert.equal(readConfig({}).secretsKey, null);
+});
+
+Deno.test("usesDataDir: Deploy mode is a remote or in-memory KV with the kv blob store", () => {
+  assert.equal(kvLocation(""), "remote");
+  assert.equal(kvLocation("https://api.deno.com/databases/x/connect"), "remote");
+  assert.equal(kvLocation(":memory:"), "memory");
+  assert.equal(kvLocation("./data/drive.kv"), "file");
+  assert.equal(usesDataDir({ kvPath: ":memory:", blobStore: "kv" }), false);
+  assert.equal(usesDataDir({ kvPath: "", blobStore: "kv" }), false);
+  assert.equal(usesDataDir({ kvPath: ":memory:", blobStore: "fs" }), true);
+  assert.equal(usesDataDir({ kvPath: "./data/drive.kv", blobStore: "kv" }), true);
 });
 
 Deno.test("derived defaults follow PORT and DRIVE_DATA_DIR", () => {

@@ -329,6 +329,36 @@ export function serve(
 }
 
 /**
+ * The start line's address: the one actually bound (0.0.0.0 or :: is every interface, said so;
+ * port 0 became the port the system picked).
+ */
+export function listeningAt({ hostname, port }: Deno.NetAddr): string {
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  const everywhere = hostname === "0.0.0.0" || hostname === "::" ? " (all interfaces)" : "";
+  return `http://${host}:${port}${everywhere}`;
+}
+
+/**
+ * The one-line reason a listener could not be opened on `hostname:port`, naming the variable to
+ * change; null for any other error (a bug, shown with its stack).
+ */
+export function listenFailure(err: unknown, hostname: string, port: number): string | null {
+  if (err instanceof Deno.errors.AddrInUse) {
+    return `port ${port} is already in use on ${hostname} (PORT): stop the other server or ` +
+      "choose another port";
+  }
+  if (err instanceof Deno.errors.AddrNotAvailable) {
+    return `cannot listen on ${hostname}: no such address on this machine (HOST)`;
+  }
+  if (err instanceof Deno.errors.PermissionDenied || err instanceof Deno.errors.NotCapable) {
+    return `not allowed to listen on ${hostname}:${port} (PORT, HOST): ${
+      err instanceof Error ? err.message : err
+    }`;
+  }
+  return null;
+}
+
+/**
  * The request with its body's reads watched (unchanged when it has no body). The copy is built
  * from the URL, not from the request, and gets its own signal, aborted when the response cannot
  * be delivered (the client is gone): `new Request(request)` reads the original's signal, which

@@ -9,6 +9,17 @@
 import { createHash } from "node:crypto";
 import { AdminClient } from "../tests/helpers/admin.ts";
 import { newProviderAdapter } from "../tests/helpers/provider.ts";
+import {
+  ADMIN_TOKEN,
+  currentRssMiB,
+  freePort,
+  median,
+  peakRssMiB,
+  rate,
+  resetPeak,
+  timed,
+  waitFor,
+} from "./lib.ts";
 
 const MIB = 1024 * 1024;
 const mibArg = Deno.args.indexOf("--mib");
@@ -16,44 +27,6 @@ const DOC_BYTES = (mibArg >= 0 ? Number(Deno.args[mibArg + 1]) : 100) * MIB;
 const INFO_REQUESTS = 3000;
 const CONCURRENCY = 8;
 const ROUNDS = 3;
-const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-async function waitFor(url: string) {
-  // Generous: the first start of main.ts after a change loads and compiles the module graph.
-  for (let i = 0; i < 600; i++) {
-    try {
-      const r = await fetch(url);
-      await r.body?.cancel();
-      if (r.ok) return;
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
-/** Peak resident set size of a process (VmHWM), in MiB. */
-async function peakRssMiB(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? "0");
-  return Math.round(kb / 1024);
-}
-
-/** Resets the process's VmHWM to its current RSS, so the next peak belongs to the next phase. */
-async function resetPeak(pid: number) {
-  await Deno.writeTextFile(`/proc/${pid}/clear_refs`, "5").catch(() => {});
-}
-
-async function currentRssMiB(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  return Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? "0") / 1024);
-}
 
 /** The baseline server: PUT hashes and discards the body, GET streams DOC_BYTES from memory. */
 function baselineServer(port: number) {
@@ -87,26 +60,11 @@ function spawn(args: string[], env: Record<string, string>) {
   }).spawn();
 }
 
-async function rate(n: number, one: () => Promise<void>): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < n) {
-      next++;
-      await one();
-    }
-  }));
-  return Math.round(n / ((performance.now() - started) / 1000));
-}
+/** Requests per second of `one`, from CONCURRENCY concurrent loops. */
+const rateOf = async (n: number, one: () => Promise<void>) =>
+  Math.round(await rate(n, CONCURRENCY, one));
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mibPerS = (bytes: number, ms: number) => Math.round(bytes / MIB / (ms / 1000));
-
-async function timed(fn: () => Promise<void>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
 
 async function main() {
   if (Deno.args[0] === "--baseline-server") return baselineServer(Number(Deno.args[1]));
@@ -146,10 +104,10 @@ async function main() {
     // Request rate: signed info of a small file vs. an unauthenticated /healthz.
     const small = await client.put(["small.txt"], new TextEncoder().encode("hello"));
     if (!small.ok) throw new Error(JSON.stringify(small));
-    const healthzRate = await rate(INFO_REQUESTS, async () => {
+    const healthzRate = await rateOf(INFO_REQUESTS, async () => {
       await (await fetch(`${url}/healthz`)).arrayBuffer();
     });
-    const infoRate = await rate(INFO_REQUESTS, async () => {
+    const infoRate = await rateOf(INFO_REQUESTS, async () => {
       const r = await client.info(["small.txt"]);
       if (!r.ok) throw new Error(JSON.stringify(r));
     });

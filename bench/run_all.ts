@@ -1,11 +1,13 @@
 /**
- * `deno task bench`: runs every benchmark script in bench/ one after another (not this file and
- * not the serve_* helpers the benchmarks start as child processes).
+ * `deno task bench`: runs every benchmark script in bench/ one after another (not this file, not
+ * lib.ts, which they share, and not the serve_* helpers they start as child processes).
  */
 const dir = new URL(".", import.meta.url).pathname;
 const scripts = [...Deno.readDirSync(dir)]
   .map((e) => e.name)
-  .filter((n) => n.endsWith(".ts") && n !== "run_all.ts" && !n.startsWith("serve_"))
+  .filter((n) =>
+    n.endsWith(".ts") && !["run_all.ts", "lib.ts"].includes(n) && !n.startsWith("serve_")
+  )
   .sort();
 
 let failed = 0;

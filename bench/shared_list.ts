@@ -11,15 +11,12 @@ import { storeGeneratedFile } from "../kv/tree/content.ts";
 import { createShare } from "../kv/sharing/share_writes.ts";
 import { startTestServer } from "../tests/helpers/server.ts";
 import { newApiUser } from "../tests/helpers/api.ts";
+import { alternatingMedians, numberArg } from "./lib.ts";
 
-function flag(name: string, fallback: number): number {
-  const i = Deno.args.indexOf(`--${name}`);
-  return i >= 0 ? Number(Deno.args[i + 1]) : fallback;
-}
-const SMALL = flag("small", 100);
-const LARGE = flag("large", 20_000);
-const PS = flag("ps", 50);
-const RUNS = flag("runs", 40);
+const SMALL = numberArg("small", 100);
+const LARGE = numberArg("large", 20_000);
+const PS = numberArg("ps", 50);
+const RUNS = numberArg("runs", 40);
 
 const server = await startTestServer({ blobStore: "kv" });
 const d = server.deps;
@@ -81,24 +78,6 @@ async function middleCursor(user: Reader, total: number): Promise<string> {
   return cursor;
 }
 
-/** Medians of `a` and `b`, measured alternately so drift and warm-up hit both alike. */
-async function medians(a: () => Promise<unknown>, b: () => Promise<unknown>) {
-  for (let i = 0; i < 5; i++) await Promise.all([a(), b()]);
-  const ta: number[] = [];
-  const tb: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const order: [() => Promise<unknown>, number[]][] = [[a, ta], [b, tb]];
-    if (i % 2) order.reverse();
-    for (const [fn, out] of order) {
-      const t = performance.now();
-      await fn();
-      out.push(performance.now() - t);
-    }
-  }
-  const mid = (x: number[]) => x.sort((p, q) => p - q)[Math.floor(x.length / 2)];
-  return [mid(ta), mid(tb)];
-}
-
 const cases: [string, (u: Reader, mid: string) => string][] = [
   ["first page, newest share first", () => ""],
   ["page from a cursor deep in the list", (_u, mid) => mid],
@@ -114,9 +93,10 @@ console.log(`| case | ${SMALL} items | ${LARGE} items | ratio |`);
 console.log("|---|---|---|---|");
 let worst = 0;
 for (const [name, query] of cases) {
-  const [s, l] = await medians(
+  const [s, l] = await alternatingMedians(
     () => page(small, query(small, mids.get(small)!)),
     () => page(large, query(large, mids.get(large)!)),
+    RUNS,
   );
   worst = Math.max(worst, l / s);
   console.log(`| ${name} | ${s.toFixed(2)} ms | ${l.toFixed(2)} ms | ${(l / s).toFixed(2)}x |`);

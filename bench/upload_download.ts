@@ -12,65 +12,29 @@
  */
 import { createHash } from "node:crypto";
 import { AdminClient } from "../tests/helpers/admin.ts";
+import {
+  ADMIN_TOKEN,
+  type BenchServer,
+  median,
+  MiB,
+  numberArg,
+  procKiB,
+  startApp,
+  startServer,
+} from "./lib.ts";
 
-const MiB = 1024 * 1024;
-
-function flag(name: string, fallback: number): number {
-  const i = Deno.args.indexOf(`--${name}`);
-  return i >= 0 ? Number(Deno.args[i + 1]) : fallback;
-}
-const SIZE = flag("mib", 256) * MiB;
-const RUNS = flag("runs", 3);
-const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
-
-interface Server {
-  url: string;
-  pid: number;
-  stop(): Promise<void>;
-}
-
-async function startServer(script: string, args: string[]): Promise<Server> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(script, import.meta.url).pathname, ...args],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  while (!/PORT (\d+)/.test(out)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`${script} exited before listening`);
-    out += value;
-  }
-  const port = /PORT (\d+)/.exec(out)![1];
-  // Keep draining stdout so the child never blocks on a full pipe.
-  (async () => {
-    while (!(await reader.read()).done) { /* discard */ }
-  })();
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-    },
-  };
-}
-
-function memKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
-  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]);
-}
+const SIZE = numberArg("mib", 256) * MiB;
+const RUNS = numberArg("runs", 3);
 
 /** Runs `transfer` and reports its throughput and the server's peak RSS growth. */
-async function measure(server: Server, transfer: () => Promise<number>) {
+async function measure(server: BenchServer, transfer: () => Promise<number>) {
   Deno.writeTextFileSync(`/proc/${server.pid}/clear_refs`, "5"); // reset VmHWM to VmRSS
-  const before = memKiB(server.pid, "VmRSS");
+  const before = await procKiB(server.pid, "VmRSS");
   const t0 = performance.now();
   const bytes = await transfer();
   const seconds = (performance.now() - t0) / 1000;
   if (bytes !== SIZE) throw new Error(`transferred ${bytes} bytes, expected ${SIZE}`);
-  const growthMiB = (memKiB(server.pid, "VmHWM") - before) / 1024;
+  const growthMiB = ((await procKiB(server.pid, "VmHWM")) - before) / 1024;
   return { mibPerSec: SIZE / MiB / seconds, growthMiB };
 }
 
@@ -122,11 +86,6 @@ function sha256Rate(): number {
   return SIZE / MiB / ((performance.now() - t0) / 1000);
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-
 const dir = await Deno.makeTempDir({ prefix: "drive-bench-" });
 try {
   // Random bytes (incompressible, nothing for a fast path to skip), read by curl from disk.
@@ -153,8 +112,10 @@ try {
   await settleDisk();
   await Deno.mkdir(`${dir}/baseline`);
   await Deno.mkdir(`${dir}/app`);
-  const baseline = await startServer("./serve_baseline.ts", [`${dir}/baseline`]);
-  const app = await startServer("./serve_app.ts", [`${dir}/app`, ADMIN_TOKEN]);
+  const baseline = await startServer(new URL("./serve_baseline.ts", import.meta.url).pathname, [
+    `${dir}/baseline`,
+  ]);
+  const app = await startApp(`${dir}/app`);
   try {
     const key = await apiKey(app.url);
     const auth = ["-H", `Authorization: Bearer ${key}`];

@@ -6,6 +6,7 @@
  * for all its writes.
  */
 import { join } from "node:path";
+import { openFsStaging } from "./fs_staging.ts";
 import { LeaseLostError, type WriteLeases, WRITER_ID } from "./leases.ts";
 import {
   type AbandonedWrite,
@@ -27,6 +28,43 @@ const TEMP_SUFFIX = ".part";
 async function writeAll(file: Deno.FsFile, piece: Uint8Array): Promise<void> {
   let off = 0;
   while (off < piece.byteLength) off += await file.write(piece.subarray(off));
+}
+
+/** Streams the inclusive `range` of an open file, closing it at the end. */
+async function readRange(file: Deno.FsFile, range: ByteRange): Promise<ReadableStream<Uint8Array>> {
+  await file.seek(range.start, Deno.SeekMode.Start);
+  let remaining = range.end - range.start + 1;
+  const close = () => {
+    try {
+      file.close();
+    } catch { /* already closed */ }
+  };
+  return new ReadableStream<Uint8Array>({
+    type: "bytes",
+    async pull(controller) {
+      if (remaining <= 0) {
+        close();
+        controller.close();
+        return;
+      }
+      const buf = new Uint8Array(Math.min(READ_CHUNK, remaining));
+      let fill = 0;
+      while (fill < buf.byteLength) {
+        const n = await file.read(buf.subarray(fill));
+        if (n === null) break;
+        fill += n;
+      }
+      if (fill === 0) {
+        close();
+        controller.error(new Error("the file ended before the range"));
+        return;
+      }
+      remaining -= fill;
+      controller.enqueue(fill === buf.byteLength ? buf : buf.subarray(0, fill));
+    },
+    cancel: close,
+    // One chunk read ahead: the next disk read overlaps the socket write of this one.
+  }, { highWaterMark: READ_CHUNK });
 }
 
 /** Removes a file; true when it was there. */
@@ -55,8 +93,12 @@ export async function openFsBlobStore(dir: string, leases: WriteLeases): Promise
     });
   }
 
+  // Stages (resumable uploads) live beside tmp/ and become blobs by the same rename.
+  const { expiredStages, ...staging } = await openFsStaging(dir, place, readRange);
+
   return {
     kind: "fs",
+    ...staging,
 
     async write(body, opts: WriteOptions = {}): Promise<BlobInfo> {
       const blobId = newBlobId();
@@ -102,39 +144,7 @@ export async function openFsBlobStore(dir: string, leases: WriteLeases): Promise
       // A whole file streams natively (in Rust): as fast as our chunked reads and with no
       // JS-side buffers left for the garbage collector (docs/benchmarks.md).
       if (!range) return file.readable;
-      await file.seek(range.start, Deno.SeekMode.Start);
-      let remaining = range.end - range.start + 1;
-      const close = () => {
-        try {
-          file.close();
-        } catch { /* already closed */ }
-      };
-      return new ReadableStream<Uint8Array>({
-        type: "bytes",
-        async pull(controller) {
-          if (remaining <= 0) {
-            close();
-            controller.close();
-            return;
-          }
-          const buf = new Uint8Array(Math.min(READ_CHUNK, remaining));
-          let fill = 0;
-          while (fill < buf.byteLength) {
-            const n = await file.read(buf.subarray(fill));
-            if (n === null) break;
-            fill += n;
-          }
-          if (fill === 0) {
-            close();
-            controller.error(new Error(`blob ${blobId} ended early`));
-            return;
-          }
-          remaining -= fill;
-          controller.enqueue(fill === buf.byteLength ? buf : buf.subarray(0, fill));
-        },
-        cancel: close,
-        // One chunk read ahead: the next disk read overlaps the socket write of this one.
-      }, { highWaterMark: READ_CHUNK });
+      return await readRange(file, range);
     },
 
     async copy(blobId: string): Promise<string> {
@@ -177,6 +187,7 @@ export async function openFsBlobStore(dir: string, leases: WriteLeases): Promise
     },
 
     async *abandonedWrites(): AsyncIterable<AbandonedWrite> {
+      yield* expiredStages();
       const live = leases.liveness();
       const untaggedBefore = Date.now() - leases.timing.expiryMs;
       for await (const entry of Deno.readDir(tmpDir)) {

@@ -5,6 +5,7 @@
  * (blobs/leases.ts); the commit that writes the record deletes the marker. A marker whose
  * writer's lease lapsed was left, with its chunks, by a process that died mid-write.
  */
+import { kvStaging } from "./kv_staging.ts";
 import { type LeaseKeyOf, LeaseLostError, openWriteLeases, type WriteLeases } from "./leases.ts";
 import {
   type AbandonedWrite,
@@ -34,6 +35,11 @@ interface PendingWrite {
   startedAt: number;
   /** A sweep took it for abandoned and is removing its chunks; the writer can no longer finish. */
   taken?: true;
+  /**
+   * A stage of a resumable upload (blobs/kv_staging.ts), kept until then (ms) whatever the
+   * writer; `writer` is "" then.
+   */
+  stagedUntil?: number;
 }
 
 interface BlobRecord {
@@ -68,8 +74,56 @@ export function openKvBlobStore(
     return rec.value;
   }
 
+  /** Streams the inclusive byte range `start..end` (empty when end < start) of a blob's chunks. */
+  function readChunks(blobId: string, chunkSize: number, range: ByteRange) {
+    const { start, end } = range;
+    let next = Math.floor(start / chunkSize);
+    const last = end < start ? -1 : Math.floor(end / chunkSize);
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (next > last) {
+          controller.close();
+          return;
+        }
+        const keys = [];
+        for (let i = next; i <= Math.min(last, next + 9); i++) {
+          keys.push(blobKeys.chunk(blobId, i));
+        }
+        const entries = await kv.getMany<Uint8Array[]>(keys);
+        for (const entry of entries) {
+          const i = entry.key[2] as number;
+          if (!entry.value) {
+            controller.error(new BlobNotFoundError(blobId));
+            return;
+          }
+          const base = i * chunkSize;
+          const from = Math.max(start - base, 0);
+          const to = Math.min(end - base + 1, entry.value.byteLength);
+          controller.enqueue(entry.value.subarray(from, to));
+        }
+        next += keys.length;
+      },
+    });
+  }
+
+  // Stages (resumable uploads): chunks under the blob id they become, kept by a marker.
+  const staging = kvStaging({
+    kv,
+    keys: blobKeys,
+    chunkSize: KV_CHUNK,
+    marker: (expiresAt): PendingWrite => ({
+      writer: "",
+      startedAt: Date.now(),
+      stagedUntil: expiresAt,
+    }),
+    record: (info): BlobRecord => ({ ...info, chunkSize: KV_CHUNK, storedAt: Date.now() }),
+    readChunks: (blobId, range) => readChunks(blobId, KV_CHUNK, range),
+    deletePrefix: (prefix) => deletePrefix(kv, prefix),
+  });
+
   return {
     kind: "kv",
+    ...staging,
 
     async write(body, opts = {}): Promise<BlobInfo> {
       const blobId = newBlobId();
@@ -128,33 +182,7 @@ export function openKvBlobStore(
       const rec = await record(blobId);
       const start = range?.start ?? 0;
       const end = range?.end ?? rec.size - 1;
-      let next = Math.floor(start / rec.chunkSize);
-      const last = rec.size === 0 ? -1 : Math.floor(end / rec.chunkSize);
-      return new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          if (next > last) {
-            controller.close();
-            return;
-          }
-          const keys = [];
-          for (let i = next; i <= Math.min(last, next + 9); i++) {
-            keys.push(blobKeys.chunk(blobId, i));
-          }
-          const entries = await kv.getMany<Uint8Array[]>(keys);
-          for (const entry of entries) {
-            const i = entry.key[2] as number;
-            if (!entry.value) {
-              controller.error(new BlobNotFoundError(blobId));
-              return;
-            }
-            const base = i * rec.chunkSize;
-            const from = Math.max(start - base, 0);
-            const to = Math.min(end - base + 1, entry.value.byteLength);
-            controller.enqueue(entry.value.subarray(from, to));
-          }
-          next += keys.length;
-        },
-      });
+      return readChunks(blobId, rec.chunkSize, { start, end });
     },
 
     async copy(blobId: string): Promise<string> {
@@ -183,6 +211,9 @@ export function openKvBlobStore(
         const mark = e.value;
         if (typeof mark === "number") {
           if (mark >= legacyBefore) continue;
+        } else if (mark.stagedUntil !== undefined) {
+          // A stage goes by its expiry, not by a writer: it outlives the requests appending to it.
+          if (!mark.taken && mark.stagedUntil > Date.now()) continue;
         } else if (!mark.taken && await live(mark.writer)) {
           continue;
         }

@@ -55,6 +55,78 @@ export interface BlobStore {
    * on this process or any other on the same KV, is never among them.
    */
   abandonedWrites(): AsyncIterable<AbandonedWrite>;
+
+  // Staged bytes of a resumable upload (tus, kv/tree/uploads.ts): appended to over many requests,
+  // possibly on different processes, then sealed into a blob without copying. The caller keeps
+  // the committed offset (in KV) and lets one append run at a time; the store keeps the bytes.
+
+  /**
+   * A new, empty stage. Until `sealStaged` or `discardStaged`, it is kept; once `expiresAt` (ms)
+   * has passed it counts among `abandonedWrites`, so a stage its caller forgot still goes.
+   */
+  stage(expiresAt: number): Promise<string>;
+  /**
+   * Writes `body` at `offset` of the stage, first dropping anything staged past `offset` (what a
+   * failed append left beyond the committed offset). Resolves with the bytes stored. When the
+   * body fails (the client went away) or `check` throws, rejects with StageAppendError telling
+   * how many bytes were stored: every byte read from the body before the failure is stored, and
+   * all were passed to `onStored`, unless storing itself failed. StageNotFoundError when the
+   * stage is gone (sealed, discarded or expired and cleared).
+   */
+  appendStaged(
+    stageId: string,
+    offset: number,
+    body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+    opts?: StageAppendOptions,
+  ): Promise<number>;
+  /** The staged bytes of `range` (for a hash to catch up after a change of process). */
+  readStaged(stageId: string, range: ByteRange): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * Makes the first `info.size` staged bytes a blob (the rest is dropped) and ends the stage. The
+   * caller vouches for `info.sha256` (it hashed the bytes as they were stored).
+   */
+  sealStaged(stageId: string, info: { size: number; sha256: string }): Promise<BlobInfo>;
+  /** Removes a stage and its bytes; a missing stage is not an error. */
+  discardStaged(stageId: string): Promise<void>;
+}
+
+export interface StageAppendOptions {
+  /** Called before each piece is written; throwing stops the append (e.g. the caller's claim lapsed). */
+  check?(): void;
+  /**
+   * Told every piece of the body once it is stored, in order (the caller's running hash); the
+   * piece is valid only during the call.
+   */
+  onStored?(piece: Uint8Array): void;
+}
+
+/** An append stopped early; `stored` bytes (from its offset on) are in the stage. */
+export class StageAppendError extends Error {
+  constructor(readonly stored: number, override readonly cause: unknown) {
+    super(
+      `append stopped after ${stored} bytes: ${cause instanceof Error ? cause.message : cause}`,
+    );
+  }
+}
+
+export class StageNotFoundError extends Error {
+  constructor(stageId: string) {
+    super(`stage ${stageId} is gone`);
+  }
+}
+
+/** Stage ids: `<blob id>.<expiresAt ms>`, so a store can tell an expired stage from its id. */
+const STAGE_ID = /^([0-9a-f]{32})\.(\d{1,16})$/;
+
+export function newStageId(expiresAt: number): string {
+  return `${newBlobId()}.${Math.max(0, Math.floor(expiresAt))}`;
+}
+
+/** The blob id the stage becomes and its expiry, or StageNotFoundError for a malformed id. */
+export function parseStageId(stageId: string): { blobId: string; expiresAt: number } {
+  const m = STAGE_ID.exec(stageId);
+  if (!m) throw new StageNotFoundError(stageId);
+  return { blobId: m[1], expiresAt: Number(m[2]) };
 }
 
 /** What one write stopped half-way left behind (a temp file, chunks without a record). */
@@ -119,10 +191,13 @@ export async function* coalesce(
   opts: WriteOptions,
   done: (info: { size: number; sha256: string }) => void,
   pool = 1,
+  mode: CoalesceMode = {},
 ): AsyncGenerator<Uint8Array> {
-  const hash = createHash("sha256");
+  const hash = mode.hash === false ? null : createHash("sha256");
   let total = 0;
-  const buffers: Uint8Array[] = [];
+  // Reused across calls when the caller keeps a pool (a 1 MiB allocation per request adds up to
+  // tens of MiB of garbage between collections when many requests arrive back to back).
+  const buffers: Uint8Array[] = mode.buffers ?? [];
   let turn = 0;
   const nextBuffer = () => {
     const i = turn++ % pool;
@@ -131,29 +206,45 @@ export async function* coalesce(
   let buf = nextBuffer();
   let fill = 0;
   const limit = opts.maxBytes ?? Number.MAX_SAFE_INTEGER;
-  for await (const chunk of body as AsyncIterable<Uint8Array>) {
-    total += chunk.byteLength;
-    if (total > limit) throw new BlobTooLargeError(limit);
-    if (opts.expectedSize !== undefined && total > opts.expectedSize) {
-      throw new BlobSizeMismatchError(opts.expectedSize, total);
-    }
-    hash.update(chunk);
-    let off = 0;
-    while (off < chunk.byteLength) {
-      const n = Math.min(size - fill, chunk.byteLength - off);
-      buf.set(chunk.subarray(off, off + n), fill);
-      fill += n;
-      off += n;
-      if (fill === size) {
-        yield buf;
-        buf = nextBuffer();
-        fill = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Uint8Array>) {
+      total += chunk.byteLength;
+      if (total > limit) throw new BlobTooLargeError(limit);
+      if (opts.expectedSize !== undefined && total > opts.expectedSize) {
+        throw new BlobSizeMismatchError(opts.expectedSize, total);
+      }
+      hash?.update(chunk);
+      let off = 0;
+      while (off < chunk.byteLength) {
+        const n = Math.min(size - fill, chunk.byteLength - off);
+        buf.set(chunk.subarray(off, off + n), fill);
+        fill += n;
+        off += n;
+        if (fill === size) {
+          yield buf;
+          buf = nextBuffer();
+          fill = 0;
+        }
       }
     }
+  } catch (err) {
+    // A stage keeps what arrived before its client went away (tus resumes from there).
+    if (mode.flushOnError && fill > 0) yield buf.subarray(0, fill);
+    throw err;
   }
   if (opts.expectedSize !== undefined && total !== opts.expectedSize) {
     throw new BlobSizeMismatchError(opts.expectedSize, total);
   }
   if (fill > 0) yield buf.subarray(0, fill);
-  done({ size: total, sha256: hash.digest("hex") });
+  done({ size: total, sha256: hash?.digest("hex") ?? "" });
+}
+
+/** How `coalesce` treats its body besides the limits. */
+export interface CoalesceMode {
+  /** false: no SHA-256 (a stage's caller hashes what is stored); `done` gets "" then. */
+  hash?: boolean;
+  /** On a body failure, yield the partly filled piece before rethrowing. */
+  flushOnError?: boolean;
+  /** Buffers of `size` bytes to fill in turn (allocated and added here when missing). */
+  buffers?: Uint8Array[];
 }

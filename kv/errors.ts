@@ -26,6 +26,11 @@ export const ERROR_CATALOG = {
   AUTH_002: entry(401, "Unknown or revoked API key"),
   AUTH_003: entry(403, "The API key lacks the api:write scope this operation needs"),
   AUTH_004: entry(401, "Missing or wrong admin token"),
+  AUTH_005: entry(401, "The API key is disabled (an administrator can enable it again)"),
+  AUTH_006: entry(
+    403,
+    "The key's user or tenant is disabled: its keys, adapters and links stop working until enabled",
+  ),
   // Resources (files and folders)
   RESOURCE_001: entry(404, "Folder delete failed: no such folder, or already in the trash"),
   RESOURCE_002: entry(404, "No such file or folder (or it is in the trash)"),
@@ -60,6 +65,9 @@ export const ERROR_CATALOG = {
     400,
     "The folder holds too many entries for one ZIP download; download its subfolders",
   ),
+  // Stored content versions
+  VERSION_001: entry(404, "The file has no stored version with that number (or it was deleted)"),
+  VERSION_002: entry(409, "The current version cannot be deleted; restore another one first"),
   // Quota
   QUOTA_003: entry(403, "Creating the document would exceed the account quota"),
   // Permissions
@@ -111,6 +119,7 @@ export const ERROR_CATALOG = {
   ),
   LINK_003: entry(403, "An ORG_LINK opens only for signed-in members of the owner's organization"),
   LINK_004: entry(401, "The link is password-protected: send a valid access token (X-Link-Access)"),
+  LINK_005: entry(403, "The link's owner (the user or their tenant) is disabled"),
   // Editor session (web-office)
   OFFICE_001: entry(403, "loginUserSeq names no user of the API key's tenant"),
   OFFICE_002: entry(
@@ -127,9 +136,18 @@ export const ERROR_CATALOG = {
   USER_001: entry(404, "No such user"),
   USER_002: entry(409, "accountId is already taken"),
   USER_003: entry(409, "email is already taken"),
+  USER_004: entry(409, "A drive is transferred only to another user of the same tenant"),
+  USER_005: entry(
+    409,
+    "A deletion or another transfer of this user (or tenant) is under way: repeat that one",
+  ),
   TENANT_001: entry(404, "No such tenant"),
   KEY_001: entry(404, "No such API key"),
   ADMIN_001: entry(404, "No such admin endpoint"),
+  ADMIN_002: entry(
+    400,
+    "confirm must repeat the accountId of the user (or the name of the tenant) being deleted",
+  ),
   // Adapters (storage provider protocol; see docs/provider.md)
   ADAPTER_001: entry(404, "No such adapter"),
   ADAPTER_002: entry(409, "An adapter with that name already exists"),
@@ -142,6 +160,37 @@ export const ERROR_CATALOG = {
   ADAPTER_006: entry(
     500,
     "An adapter secret cannot be decrypted: DRIVE_SECRETS_KEY differs from the one used",
+  ),
+  // Change feed (docs/changes.md)
+  CHANGES_001: entry(
+    410,
+    "The cursor is older than the event retention window: list again and take a new cursor",
+  ),
+  // Webhooks (docs/changes.md "Webhooks")
+  WEBHOOK_001: entry(404, "No such webhook"),
+  WEBHOOK_002: entry(404, "No such delivery of this webhook (or it expired)"),
+  WEBHOOK_003: entry(
+    400,
+    "The webhook URL breaks the outbound rules: http(s) only, no credentials, no private address",
+  ),
+  WEBHOOK_004: entry(409, "The webhook is disabled: enable it first"),
+  WEBHOOK_005: entry(409, "The service already has the most webhooks it allows; delete one"),
+  WEBHOOK_006: entry(
+    500,
+    "A webhook signing secret cannot be decrypted: DRIVE_SECRETS_KEY differs from the one used",
+  ),
+  // Operations endpoints (docs/operations.md)
+  OPS_001: entry(401, "Missing or wrong metrics token: send DRIVE_METRICS_TOKEN as a Bearer token"),
+  OPS_002: entry(503, "Not ready: a readiness check failed (the answer lists which and why)"),
+  // Resumable uploads (tus, /uploads)
+  UPLOAD_001: entry(404, "No such upload of the caller (unknown, terminated, or removed)"),
+  UPLOAD_002: entry(409, "Upload-Offset is not the upload's current offset (HEAD tells it)"),
+  UPLOAD_003: entry(423, "Another request is writing to this upload; retry"),
+  UPLOAD_004: entry(460, "Upload-Checksum does not match the bytes sent; they were discarded"),
+  UPLOAD_005: entry(412, "Tus-Resumable is missing or not a version this server speaks (1.0.0)"),
+  UPLOAD_006: entry(
+    410,
+    "The upload is gone: it expired, or its final commit failed (GET /uploads/{id} says why)",
   ),
   // Service
   SERVICE_001: entry(500, "Unexpected internal error (details are in the server log only)"),

@@ -35,11 +35,21 @@ export const FAMILIES = {
     shape: "[user_by_tenant, tenantId, userSeq]",
     value: "userSeq",
   },
+  user_term: {
+    owner: "kv/identity/users.ts",
+    shape: "[user_term, lowercase accountId, email, name or word of the name, userSeq]",
+    value: "true (the admin search's prefix index, kv/identity/user_pages.ts)",
+  },
   api_key: { owner: "kv/identity/api_keys.ts", shape: "[api_key, keyId]", value: "StoredApiKey" },
   api_key_by_user: {
     owner: "kv/identity/api_keys.ts",
     shape: "[api_key_by_user, userSeq, keyId]",
     value: "keyId",
+  },
+  identity_epoch: {
+    owner: "kv/identity/cache.ts",
+    shape: "[identity_epoch]",
+    value: "a Deno.KvU64 counter, +1 in every commit that changes a user or tenant record",
   },
   admin_token: {
     owner: "kv/identity/admin_token.ts",
@@ -52,27 +62,32 @@ export const FAMILIES = {
   res_name: {
     owner: "kv/tree/resources.ts",
     shape: "[res_name, ownerSeq, parentRs or 0, NFC lowercase name]",
-    value: "rs (unique name per folder)",
+    value: "IndexValue (the Resource as listed; unique name per folder)",
   },
   res_by_size: {
     owner: "kv/tree/resources.ts",
     shape: "[res_by_size, ownerSeq, parentRs or 0, size, rs]",
-    value: "rs",
+    value: "IndexValue (the Resource as listed)",
   },
   res_by_update: {
     owner: "kv/tree/resources.ts",
     shape: "[res_by_update, ownerSeq, parentRs or 0, updatedAt, rs]",
-    value: "rs",
+    value: "IndexValue (the Resource as listed)",
   },
   res_trash: {
     owner: "kv/tree/resources.ts",
     shape: "[res_trash, ownerSeq, rs]",
-    value: "rs (top-level trashed items)",
+    value: "IndexValue (the Resource; top-level trashed items)",
   },
   res_version: {
     owner: "kv/tree/resources.ts",
     shape: "[res_version, rs, version]",
     value: "ContentVersion",
+  },
+  res_token: {
+    owner: "kv/tree/search_index.ts",
+    shape: "[res_token, ownerSeq, folded name token, rs]",
+    value: "SearchEntry (name and type, so a search filters without reading the resource)",
   },
   lock: { owner: "kv/tree/locks.ts", shape: "[lock, rs]", value: "Lock" },
   lock_owner: {
@@ -100,6 +115,16 @@ export const FAMILIES = {
     owner: "kv/tree/download_tokens.ts",
     shape: "[download_token, token]",
     value: "DownloadToken",
+  },
+  upload: {
+    owner: "kv/tree/uploads.ts",
+    shape: "[upload, uploadId]",
+    value: "Upload (a resumable tus upload: offset, target, state)",
+  },
+  upload_expiry: {
+    owner: "kv/tree/uploads.ts",
+    shape: "[upload_expiry, expiresAt, uploadId]",
+    value: "true (when the upload and its staged bytes are removed)",
   },
 
   // ------------------------------------------------------------ sharing
@@ -168,6 +193,48 @@ export const FAMILIES = {
     value: "Notification",
   },
 
+  // ------------------------------------------------------------ events (docs/changes.md)
+  event_pending: {
+    owner: "kv/events/log.ts",
+    shape: "[event_pending, commitId, n]",
+    value: "DriveEvent (written in the change's own commit; its versionstamp is its order)",
+  },
+  event_tick: {
+    owner: "kv/events/log.ts",
+    shape: "[event_tick]",
+    value: "commitId of the latest commit with events (blind set; wakes the sequencer)",
+  },
+  event: {
+    owner: "kv/events/sequencer.ts",
+    shape: "[event, versionstamp, n]",
+    value: "a DriveEvent of kv/events/log.ts (the log, in commit order)",
+  },
+  event_head: {
+    owner: "kv/events/sequencer.ts",
+    shape: "[event_head]",
+    value: "{ vs, n }: the newest log entry's EventPosition (wakes long-polls)",
+  },
+  event_lease: {
+    owner: "kv/events/sequencer.ts",
+    shape: "[event_lease]",
+    value: "SequencerLease (which process sequences, until when)",
+  },
+  event_floor: {
+    owner: "kv/events/sequencer.ts",
+    shape: "[event_floor]",
+    value: "EventFloor (the newest position removed by retention; older cursors are 410)",
+  },
+  webhook: {
+    owner: "kv/events/webhooks.ts",
+    shape: "[webhook, webhookId]",
+    value: "StoredWebhook (endpoint, event filter, sealed signing secret, health)",
+  },
+  webhook_delivery: {
+    owner: "kv/events/webhook_delivery.ts",
+    shape: "[webhook_delivery, webhookId, deliveryId]",
+    value: "WebhookDelivery (one message to one endpoint, its attempts; expireIn retention)",
+  },
+
   // ------------------------------------------------------------ provider
   adapter: {
     owner: "provider/state/adapters.ts",
@@ -177,7 +244,7 @@ export const FAMILIES = {
   adapter_secrets_key: {
     owner: "provider/state/adapters.ts",
     shape: "[adapter_secrets_key]",
-    value: "base64 key (only without DRIVE_SECRETS_KEY and a key file)",
+    value: "base64 key (legacy: no longer written; see docs/provider.md, secret storage)",
   },
   provider_jti: {
     owner: "provider/state/replay.ts",
@@ -185,8 +252,37 @@ export const FAMILIES = {
     value: "{ exp } (expireIn until exp)",
   },
 
+  // ------------------------------------------------------------ lifecycle (docs/operations.md)
+  lifecycle_job: {
+    owner: "kv/lifecycle/jobs.ts",
+    shape: "[lifecycle_job, user_delete or tenant_delete or transfer, id]",
+    value: "LifecycleJob (a deletion or transfer under way; the retention job resumes it)",
+  },
+  retention_lease: {
+    owner: "kv/lifecycle/retention.ts",
+    shape: "[retention_lease]",
+    value: "RetentionLease (which process runs the retention job, until when; expireIn)",
+  },
+
+  // ------------------------------------------------------------ schema
+  schema_version: {
+    owner: "kv/migrations/migrations.ts",
+    shape: "[schema_version]",
+    value: "number (the highest schema version whose migrations all ran)",
+  },
+  migration: {
+    owner: "kv/migrations/migrations.ts",
+    shape: "[migration, name]",
+    value: "MigrationRecord (a named start-up migration that ran)",
+  },
+
   // ------------------------------------------------------------ stores
   seq: { owner: "kv/db.ts", shape: "[seq, name]", value: "last number handed out" },
+  ready_probe: {
+    owner: "kv/db.ts",
+    shape: "[ready_probe, random id]",
+    value: "probe time (ms; /readyz's KV round trip, deleted at once, expires in 60 s)",
+  },
   blob: { owner: "blobs/kv.ts", shape: "[blob, blobId]", value: "BlobRecord" },
   blob_chunk: {
     owner: "blobs/kv.ts",
@@ -221,23 +317,28 @@ export const userByAccountKey = (accountId: string) =>
 export const userByEmailKey = (email: string) => key("user_by_email", email.toLowerCase());
 export const userByTenantKey = (tenantId: number, userSeq?: number) =>
   key("user_by_tenant", tenantId, ...opt(userSeq));
+export const userTermKey = (term?: string, userSeq?: number) =>
+  key("user_term", ...opt(term), ...opt(userSeq));
 export const apiKeyKey = (keyId?: string) => key("api_key", ...opt(keyId));
 export const apiKeyByUserKey = (userSeq: number, keyId?: string) =>
   key("api_key_by_user", userSeq, ...opt(keyId));
 export const adminTokenKey = () => key("admin_token");
+export const identityEpochKey = () => key("identity_epoch");
 
 // tree
 export const resourceKey = (rs?: number) => key("res", ...opt(rs));
-export const resourceNameKey = (ownerSeq: number, parent: number, nameKey?: string) =>
-  key("res_name", ownerSeq, parent, ...opt(nameKey));
+export const resourceNameKey = (ownerSeq: number, parent?: number, nameKey?: string) =>
+  key("res_name", ownerSeq, ...opt(parent), ...opt(nameKey));
 export const bySizeKey = (ownerSeq: number, parent: number, size?: number, rs?: number) =>
   key("res_by_size", ownerSeq, parent, ...opt(size), ...opt(rs));
 export const byUpdateKey = (ownerSeq: number, parent: number, updatedAt?: number, rs?: number) =>
   key("res_by_update", ownerSeq, parent, ...opt(updatedAt), ...opt(rs));
-export const trashIndexKey = (ownerSeq: number, rs?: number) =>
-  key("res_trash", ownerSeq, ...opt(rs));
+export const trashIndexKey = (ownerSeq?: number, rs?: number) =>
+  key("res_trash", ...opt(ownerSeq), ...opt(rs));
 export const versionKey = (rs?: number, version?: number) =>
   key("res_version", ...opt(rs), ...opt(version));
+export const searchTokenKey = (ownerSeq: number, token?: string, rs?: number) =>
+  key("res_token", ownerSeq, ...opt(token), ...opt(rs));
 export const lockKey = (rs?: number) => key("lock", ...opt(rs));
 export const ownerLockKey = (ownerSeq: number, rs?: number) =>
   key("lock_owner", ownerSeq, ...opt(rs));
@@ -247,6 +348,9 @@ export const lockReleaseKey = (releasedAt?: number, rs?: number) =>
 export const usageKey = (userSeq: number) => key("usage", userSeq);
 export const purgeMarkerKey = (rs: number) => key("trash_purge", rs);
 export const downloadTokenKey = (token: string) => key("download_token", token);
+export const uploadKey = (uploadId: string) => key("upload", uploadId);
+export const uploadExpiryKey = (expiresAt?: number, uploadId?: string) =>
+  key("upload_expiry", ...opt(expiresAt), ...opt(uploadId));
 
 // sharing (share_link and link_access are keyed by a SHA-256 the caller computes, so a token
 // never sits in a key)
@@ -259,14 +363,15 @@ export const shareLinkListKey = (shareSeq?: number) => key("share_link_list", ..
 export const shareTypeGenKey = (ownerSeq: number) => key("share_type_gen", ownerSeq);
 export const shareVisitKey = (shareSeq: number, userSeq?: number) =>
   key("share_visit", shareSeq, ...opt(userSeq));
-export const sharedEntryKey = (userSeq: number, rs: number) => key("shared_entry", userSeq, rs);
+export const sharedEntryKey = (userSeq: number, rs?: number) =>
+  key("shared_entry", userSeq, ...opt(rs));
 export const sharedIndexKey = (
   userSeq: number,
   sort: string,
   sortValue?: Deno.KvKeyPart,
   rs?: number,
 ) => key("shared_idx", userSeq, sort, ...opt(sortValue), ...opt(rs));
-export const starKey = (userSeq: number, rs: number) => key("star", userSeq, rs);
+export const starKey = (userSeq: number, rs?: number) => key("star", userSeq, ...opt(rs));
 export const linkAccessKey = (accessTokenHash: string) => key("link_access", accessTokenHash);
 export const linkGuessKey = (shareSeq: number, client: string) =>
   key("link_guess", shareSeq, client);
@@ -276,13 +381,36 @@ export const pinKey = (pinnedFolderSeq: number) => key("pin", pinnedFolderSeq);
 export const outboxKey = (createdAt?: number, id?: string) =>
   key("notify_outbox", ...opt(createdAt), ...opt(id));
 
+// events
+export const eventPendingKey = (commitId?: string, n?: number) =>
+  key("event_pending", ...opt(commitId), ...opt(n));
+export const eventTickKey = () => key("event_tick");
+export const eventLogKey = (versionstamp?: string, n?: number) =>
+  key("event", ...opt(versionstamp), ...opt(n));
+export const eventHeadKey = () => key("event_head");
+export const eventLeaseKey = () => key("event_lease");
+export const eventFloorKey = () => key("event_floor");
+export const webhookKey = (webhookId?: string) => key("webhook", ...opt(webhookId));
+export const webhookDeliveryKey = (webhookId: string, deliveryId?: string) =>
+  key("webhook_delivery", webhookId, ...opt(deliveryId));
+
 // provider
 export const adapterKey = (name?: string) => key("adapter", ...opt(name));
 export const adapterSecretsKeyKey = () => key("adapter_secrets_key");
 export const jtiKey = (adapterName: string, jti: string) => key("provider_jti", adapterName, jti);
 
+// lifecycle
+export const lifecycleJobKey = (kind?: string, id?: number) =>
+  key("lifecycle_job", ...opt(kind), ...opt(id));
+export const retentionLeaseKey = () => key("retention_lease");
+
+// schema
+export const schemaVersionKey = () => key("schema_version");
+export const migrationKey = (name?: string) => key("migration", ...opt(name));
+
 // stores
 export const seqKey = (name: string) => key("seq", name);
+export const readyProbeKey = (id: string) => key("ready_probe", id);
 export const blobKey = (blobId?: string) => key("blob", ...opt(blobId));
 export const blobChunkKey = (blobId: string, n?: number) => key("blob_chunk", blobId, ...opt(n));
 export const blobPendingKey = (blobId?: string) => key("blob_pending", ...opt(blobId));

@@ -7,7 +7,9 @@
 import assert from "node:assert/strict";
 import { openKvBlobStore } from "../blobs/kv.ts";
 import { readConfig } from "../config.ts";
+import { openIdAllocator } from "./db.ts";
 import type { Deps } from "./deps.ts";
+import { openSecretsKey } from "./secrets_key.ts";
 import { DriveError, type ErrorCode } from "./errors.ts";
 import { createTenant, type Tenant } from "./identity/tenants.ts";
 import { createUser, type User } from "./identity/users.ts";
@@ -31,7 +33,9 @@ export function domainTest(
     const kv = await Deno.openKv(":memory:");
     try {
       const config = readConfig({ DRIVE_KV: ":memory:", DRIVE_BLOB_STORE: "kv" });
-      await fn({ kv, blobs: openKvBlobStore(kv, blobStoreKeys), config }, t);
+      const blobs = openKvBlobStore(kv, blobStoreKeys);
+      const secretsKey = openSecretsKey(config);
+      await fn({ kv, blobs, config, ids: openIdAllocator(kv), secretsKey }, t);
     } finally {
       kv.close();
     }

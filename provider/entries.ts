@@ -3,7 +3,7 @@
  * API shows. Exactly the spec's fields, nothing else.
  */
 import type { Adapter } from "./state/adapters.ts";
-import { getLock, getLocks, isLive, type Lock } from "../kv/tree/locks.ts";
+import { getLock, isLive, liveLocksAmong, type Lock } from "../kv/tree/locks.ts";
 import { type Resource, toIso } from "../kv/tree/resources.ts";
 import { MAX_PATH_CHARS } from "./limits.ts";
 import type { ProviderNode, ProviderRoot } from "./paths.ts";
@@ -115,20 +115,32 @@ export async function nodeEntry(
   return entryOf(adapter, node.resource, path, name, lock, maxDocBytes);
 }
 
-/** Entries of a directory's children, reading their locks in batches. */
-export async function childEntries(
+/**
+ * The `list` answer's JSON for a directory's children (all of one owner), in one pass over them:
+ * their locks come from one scan of the owner's lock index (`liveLocksAmong`), not a read per
+ * file, and each entry is serialized as it is made.
+ */
+export async function childEntriesJson(
   kv: Deno.Kv,
   adapter: Adapter,
+  ownerSeq: number,
   children: Resource[],
   dirPath: string,
   maxDocBytes: number,
-): Promise<Entry[]> {
-  for (const child of children) checkSize(child, maxDocBytes);
-  const files = children.filter((c) => c.type === "FILE");
-  const locks = await getLocks(kv, files.map((f) => f.rs));
-  const lockOf = new Map(files.map((f, i) => [f.rs, locks[i]]));
+): Promise<string> {
+  const files: number[] = [];
+  for (const child of children) {
+    checkSize(child, maxDocBytes);
+    if (child.type === "FILE") files.push(child.rs);
+  }
+  const locks = await liveLocksAmong(kv, ownerSeq, files);
   const prefix = dirPath === "" ? "" : `${dirPath}/`;
-  return children.map((c) =>
-    entryOf(adapter, c, `${prefix}${c.name}`, c.name, lockOf.get(c.rs) ?? null, maxDocBytes)
-  );
+  const parts: string[] = [];
+  for (const c of children) {
+    const lock = locks.get(c.rs) ?? null;
+    parts.push(
+      JSON.stringify(entryOf(adapter, c, `${prefix}${c.name}`, c.name, lock, maxDocBytes)),
+    );
+  }
+  return `{"entries":[${parts.join(",")}]}`;
 }

@@ -7,7 +7,7 @@ import type { Adapter } from "./state/adapters.ts";
 import type { OptionalOperation } from "./state/operations.ts";
 import { type Action, authorizeResourceAccess, type Caller } from "../kv/sharing/authorize.ts";
 import type { Deps } from "../kv/deps.ts";
-import { isDriveError } from "../kv/errors.ts";
+import { fail, isDriveError } from "../kv/errors.ts";
 import { createFolder } from "../kv/tree/folders.ts";
 import { putContent, storeNewFile } from "../kv/tree/content.ts";
 import { renameResource, trashResource } from "../kv/tree/moves.ts";
@@ -18,14 +18,15 @@ import {
   iterateChildren,
   type Resource,
 } from "../kv/tree/resources.ts";
-import { requireUser } from "../kv/identity/users.ts";
-import { childEntries, docIdOf, type Entry, nodeEntry } from "./entries.ts";
+import { userStanding } from "../kv/identity/users.ts";
+import { childEntriesJson, docIdOf, nodeEntry } from "./entries.ts";
 import { isObject } from "./jwt.ts";
 import { MAX_JSON_RESPONSE_BYTES, MAX_LIST_ENTRIES } from "./limits.ts";
 import {
   isDirectory,
   newNameProblem,
   nodeRs,
+  pathOf,
   type ProviderNode,
   type ProviderRoot,
   resolveProviderPath,
@@ -52,10 +53,20 @@ const notFound = () => new ProviderError(404, "Not found");
 async function loadRoot(
   d: Deps,
   adapter: Adapter,
+  identityEpoch: bigint,
 ): Promise<{ caller: Caller; root: ProviderRoot }> {
-  const user = await requireUser(d.kv, adapter.userSeq);
+  // From memory while no user or tenant changed since (kv/identity/cache.ts).
+  const cached = d.identity && { cache: d.identity, epoch: identityEpoch };
+  const standing = await userStanding(d.kv, adapter.userSeq, cached);
+  if (!standing) fail("USER_001", `No user with seq ${adapter.userSeq}`, "userSeq");
+  const user = standing.user;
+  // A disabled user or tenant: the adapter stops working too (their data is kept).
+  const disabled = standing.disabled;
+  if (disabled) throw new ProviderError(403, `AUTH_006: the adapter's ${disabled}`);
   const caller = { userSeq: user.userSeq, tenantId: user.tenantId };
-  if (adapter.folderSeq === null) return { caller, root: { ownerSeq: user.userSeq, folder: null } };
+  if (adapter.folderSeq === null) {
+    return { caller, root: { ownerSeq: user.userSeq, folder: null, path: [] } };
+  }
   const access = await authorizeResourceAccess(d.kv, caller, { rs: adapter.folderSeq }, "view")
     .catch((err) => {
       if (isDriveError(err, "RESOURCE_002")) {
@@ -64,7 +75,8 @@ async function loadRoot(
       throw err;
     });
   if (access.resource.type !== "FOLDER") throw new ProviderError(404, "The storage root is gone");
-  return { caller, root: { ownerSeq: access.resource.ownerSeq, folder: access.resource } };
+  const root = { ownerSeq: access.resource.ownerSeq, folder: access.resource, path: access.path };
+  return { caller, root };
 }
 
 /**
@@ -74,7 +86,10 @@ async function loadRoot(
 async function authorize(ctx: Ctx, node: ProviderNode, action: Action) {
   if (ctx.root.ownerSeq === ctx.caller.userSeq) return;
   const rs = nodeRs(ctx.root, node);
-  if (rs !== null) await authorizeResourceAccess(ctx.d.kv, ctx.caller, { rs }, action);
+  if (rs === null) return;
+  // Decided on what the resolution read: the node, the folders above it, the root's own path.
+  const loaded = { path: [...pathOf(node), ...ctx.root.path], trashed: false };
+  await authorizeResourceAccess(ctx.d.kv, ctx.caller, { rs, loaded }, action);
 }
 
 async function resolve(ctx: Ctx, segments: readonly string[]): Promise<ProviderNode> {
@@ -96,7 +111,11 @@ async function resolveParent(ctx: Ctx, segments: readonly string[]): Promise<Pro
 }
 
 function jsonResponse(value: unknown): Response {
-  const bytes = new TextEncoder().encode(JSON.stringify(value));
+  return jsonTextResponse(JSON.stringify(value));
+}
+
+function jsonTextResponse(json: string): Response {
+  const bytes = new TextEncoder().encode(json);
   if (bytes.byteLength > MAX_JSON_RESPONSE_BYTES) {
     throw new ProviderError(413, "The response would be larger than 5 MiB");
   }
@@ -177,19 +196,21 @@ async function list(ctx: Ctx): Promise<Response> {
     }
     children.push(child);
   }
-  const entries: Entry[] = await childEntries(
+  const json = await childEntriesJson(
     ctx.d.kv,
     ctx.adapter,
+    ctx.root.ownerSeq,
     children,
     ctx.v.url.path,
     ctx.d.config.providerMaxDocBytes,
   );
-  return jsonResponse({ entries });
+  return jsonTextResponse(json);
 }
 
 async function get(ctx: Ctx): Promise<Response> {
-  const file = requireFile(await resolve(ctx, ctx.v.url.segments));
-  await authorize(ctx, { kind: "resource", resource: file }, "download");
+  const node = await resolve(ctx, ctx.v.url.segments);
+  const file = requireFile(node);
+  await authorize(ctx, node, "download");
   if (file.size > ctx.d.config.providerMaxDocBytes) {
     throw new ProviderError(413, "The document is larger than the provider's limit");
   }
@@ -231,7 +252,8 @@ async function put(ctx: Ctx): Promise<Response> {
     try {
       let file: Resource;
       if (existing) {
-        await authorize(ctx, { kind: "resource", resource: existing }, "edit");
+        const node = { kind: "resource" as const, resource: existing, above: pathOf(parent) };
+        await authorize(ctx, node, "edit");
         file = await putContent(d, {
           rs: existing.rs,
           body: new ReadableStream(),
@@ -270,8 +292,9 @@ async function put(ctx: Ctx): Promise<Response> {
 
 async function lock(ctx: Ctx): Promise<Response> {
   const owner = oneStringField(ctx, "owner");
-  const file = requireFile(await resolve(ctx, ctx.v.url.segments));
-  await authorize(ctx, { kind: "resource", resource: file }, "edit");
+  const node = await resolve(ctx, ctx.v.url.segments);
+  const file = requireFile(node);
+  await authorize(ctx, node, "edit");
   await acquireLock(ctx.d.kv, {
     rs: file.rs,
     owner: providerLockOwner(ctx.adapter.name, owner),
@@ -284,8 +307,9 @@ async function lock(ctx: Ctx): Promise<Response> {
 
 async function unlock(ctx: Ctx): Promise<Response> {
   const owner = oneStringField(ctx, "owner");
-  const file = requireFile(await resolve(ctx, ctx.v.url.segments));
-  await authorize(ctx, { kind: "resource", resource: file }, "edit");
+  const node = await resolve(ctx, ctx.v.url.segments);
+  const file = requireFile(node);
+  await authorize(ctx, node, "edit");
   await releaseLock(ctx.d.kv, file.rs, providerLockOwner(ctx.adapter.name, owner));
   return noContent();
 }
@@ -350,7 +374,7 @@ export async function runOperation(d: Deps, v: VerifiedRequest): Promise<Respons
     if (v.adapter.readOnly && WRITING.has(op)) {
       throw new ProviderError(403, "This adapter is read-only");
     }
-    Object.assign(ctx, await loadRoot(d, v.adapter));
+    Object.assign(ctx, await loadRoot(d, v.adapter, v.identityEpoch));
     return await HANDLERS[op](ctx);
   } finally {
     // The put body is the file's content only once committed; otherwise the temporary blob goes.

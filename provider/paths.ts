@@ -163,12 +163,19 @@ export function encodeProviderPath(segments: readonly string[]): string {
 export interface ProviderRoot {
   ownerSeq: number;
   folder: Resource | null;
+  /** The root folder and its ancestors, nearest first, as read when the request began ([]: the drive root). */
+  path: Resource[];
 }
 
 /** A resolved document path: the root, a folder or a file. */
 export type ProviderNode =
   | { kind: "root" }
-  | { kind: "resource"; resource: Resource };
+  | {
+    kind: "resource";
+    resource: Resource;
+    /** The folders between the root and it, nearest first, as the resolution read them. */
+    above: Resource[];
+  };
 
 export type Resolution =
   | { found: true; node: ProviderNode }
@@ -177,6 +184,10 @@ export type Resolution =
 
 export const nodeRs = (root: ProviderRoot, node: ProviderNode): number | null =>
   node.kind === "root" ? root.folder?.rs ?? null : node.resource.rs;
+
+/** A resolved node and the folders above it up to the root (exclusive), nearest first. */
+export const pathOf = (node: ProviderNode): Resource[] =>
+  node.kind === "root" ? [] : [node.resource, ...node.above];
 
 export const isDirectory = (node: ProviderNode) =>
   node.kind === "root" || node.resource.type === "FOLDER";
@@ -193,7 +204,7 @@ export async function resolveProviderPath(
     if (!isDirectory(node)) return { found: false, throughFile: true };
     const child = await findChildByName(kv, root.ownerSeq, nodeRs(root, node), name);
     if (!child || child.trashedAt !== null) return { found: false, throughFile: false };
-    node = { kind: "resource", resource: child };
+    node = { kind: "resource", resource: child, above: pathOf(node) };
   }
   return { found: true, node };
 }

@@ -6,6 +6,10 @@
 import { BlobNotFoundError } from "../blobs/store.ts";
 import type { OptionalOperation } from "./state/operations.ts";
 import { DriveError, type ErrorCode } from "../kv/errors.ts";
+import { getLogger } from "@logtape/logtape";
+
+/** Server-side failures, under the service's `drive` category (api/ops/logging.ts). */
+const log = getLogger(["drive", "provider"]);
 
 /** A protocol failure: status plus the short text the host may show. */
 export class ProviderError extends Error {
@@ -113,7 +117,9 @@ export function providerErrorResponse(err: unknown): Response {
         : status >= 500
         ? "Internal error"
         : "Request failed");
-    if (status >= 500 && status !== 503) console.error("provider error:", err.code, err.message);
+    if (status >= 500 && status !== 503) {
+      log.error("provider error", { code: err.code, error: err.message });
+    }
     return textResponse(status, text);
   }
   // Busy KV, or content replaced (old bytes deleted) between lookup and read: both pass.
@@ -123,6 +129,10 @@ export function providerErrorResponse(err: unknown): Response {
   ) {
     return textResponse(503, "Storage is temporarily unavailable; retry");
   }
-  console.error("provider: unexpected error:", err);
+  // The request id comes with the logging context (api/ops/request_log.ts).
+  log.error("unexpected error", {
+    error: String(err),
+    stack: err instanceof Error ? err.stack : undefined,
+  });
   return textResponse(500, "Internal error");
 }

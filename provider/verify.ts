@@ -43,6 +43,8 @@ export interface VerifiedRequest {
   url: ProviderUrl;
   adapter: Adapter;
   claims: RequestClaims;
+  /** The identity epoch read with the adapter record (kv/identity/cache.ts), for its user. */
+  identityEpoch: bigint;
   /** JSON operations: the body bytes (at most 16 KiB). */
   jsonBytes?: Uint8Array;
   /**
@@ -261,7 +263,7 @@ async function authenticate(
   req: Request,
   url: ProviderUrl,
   framing: Framing,
-): Promise<{ adapter: Adapter; claims: RequestClaims }> {
+): Promise<{ adapter: Adapter; claims: RequestClaims; identityEpoch: bigint }> {
   const name = req.headers.get(ADAPTER_HEADER) ?? "";
   const jwt = req.headers.get(JWT_HEADER) ?? "";
   if (name === "" || jwt === "" || jwt.length > MAX_JWT_BYTES) throw unauthorized();
@@ -273,7 +275,7 @@ async function authenticate(
   const real = { adapter: loaded.adapter.name, method: req.method, path: url.rawPath, framing };
   if (!matchesRequest(payload.request, real)) throw unauthorized();
   if (!(await recordJti(d.kv, loaded.adapter.name, payload.jti, payload.exp))) throw unauthorized();
-  return { adapter: loaded.adapter, claims: payload };
+  return { adapter: loaded.adapter, claims: payload, identityEpoch: loaded.epoch };
 }
 
 export async function verifyProviderRequest(d: Deps, req: Request): Promise<VerifiedRequest> {

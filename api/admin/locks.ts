@@ -2,8 +2,7 @@
  * Admin API: current document locks (editor leases and storage-provider locks alike) and the
  * administrator's force-release, which is recorded with who released it.
  */
-import { Hono } from "hono";
-import { z } from "zod";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import {
@@ -14,12 +13,84 @@ import {
   type LockRelease,
 } from "../../kv/tree/locks.ts";
 import { getResource, toIso } from "../../kv/tree/resources.ts";
+import { jsonBody, newOpenApiApp, queryParam, seqParam } from "../http/openapi.ts";
 import { seqFromPath, validOptionalJson, validQuery } from "../http/validate.ts";
 import {
+  adminErrors,
   type DocumentLock,
+  DocumentLockSchema,
   type LockRelease as LockReleaseView,
+  LockReleaseSchema,
   ReleaseLockBody,
 } from "./schemas.ts";
+
+const ReleasesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).optional().openapi({
+    ...queryParam("limit"),
+    description: "How many of the latest releases, 1 to 1000 (default 100)",
+    example: 100,
+  }),
+});
+
+// The handlers validate by hand (validQuery, seqFromPath, validOptionalJson) with these schemas;
+// the declarations document them.
+const listLocksRoute = createRoute({
+  method: "get",
+  path: "/locks",
+  tags: ["Locks"],
+  operationId: "listLocks",
+  summary: "List every live document lock (editor leases and storage provider locks)",
+  responses: {
+    200: {
+      description: "The live locks",
+      content: {
+        "application/json": {
+          schema: z.object({ items: z.array(DocumentLockSchema).describe("The locks") }),
+        },
+      },
+    },
+    ...adminErrors(),
+  },
+});
+
+const listLockReleasesRoute = createRoute({
+  method: "get",
+  path: "/locks/releases",
+  tags: ["Locks"],
+  operationId: "listLockReleases",
+  summary: "List the latest forced lock releases, newest first, with who released them",
+  request: { query: ReleasesQuery },
+  responses: {
+    200: {
+      description: "The releases",
+      content: {
+        "application/json": {
+          schema: z.object({ items: z.array(LockReleaseSchema).describe("The releases") }),
+        },
+      },
+    },
+    ...adminErrors(),
+  },
+});
+
+const releaseLockRoute = createRoute({
+  method: "delete",
+  path: "/locks/{resourceSeq}",
+  tags: ["Locks"],
+  operationId: "releaseLock",
+  summary: "Force-release a document's lock (recorded with who released it)",
+  request: {
+    params: z.object({ resourceSeq: seqParam("resourceSeq").describe("The locked document") }),
+    body: jsonBody(ReleaseLockBody, false),
+  },
+  responses: {
+    200: {
+      description: "The release, with the lock it ended",
+      content: { "application/json": { schema: LockReleaseSchema } },
+    },
+    ...adminErrors("LOCK_001", "REQUEST_003", "REQUEST_005"),
+  },
+});
 
 async function lockView(kv: Deno.Kv, lock: Lock): Promise<DocumentLock> {
   const resource = await getResource(kv, lock.rs);
@@ -45,7 +116,7 @@ async function releaseView(kv: Deno.Kv, release: LockRelease): Promise<LockRelea
 }
 
 export function locksAdminApi(d: Deps) {
-  const app = new Hono();
+  const app = newOpenApiApp();
 
   app.get("/locks", async (c) => {
     const locks = await listLocks(d.kv);
@@ -53,10 +124,7 @@ export function locksAdminApi(d: Deps) {
   });
 
   app.get("/locks/releases", async (c) => {
-    const q = validQuery(
-      c,
-      z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() }),
-    );
+    const q = validQuery(c, ReleasesQuery);
     const releases = await listLockReleases(d.kv, q.limit ?? 100);
     return c.json({ items: await Promise.all(releases.map((r) => releaseView(d.kv, r))) });
   });
@@ -70,5 +138,8 @@ export function locksAdminApi(d: Deps) {
     return c.json(await releaseView(d.kv, release));
   });
 
+  for (const route of [listLocksRoute, listLockReleasesRoute, releaseLockRoute]) {
+    app.openAPIRegistry.registerPath(route);
+  }
   return app;
 }

@@ -15,14 +15,16 @@ import { bodySeq, errorResponses, jsonBody, jsonOk, newOpenApiApp } from "../htt
 const CreateDocumentBody = z.object({
   tt: z.enum(TEMPLATE_TYPES, { error: "tt must be word, excel, ppt or note" }).openapi({
     description: "word (.docx), excel (.xlsx), ppt (.pptx) or note (.txt)",
+    example: "word",
   }),
   pfs: bodySeq("Folder to create it in; omitted = drive root. Required when ss is sent."),
   ss: bodySeq("Owner's user seq when creating inside a folder shared with the caller"),
-}).openapi("CreateDocumentRequest");
+}).openapi("CreateDocumentRequest", { description: "A new empty office document" });
 
 const createDocumentRoute = createRoute({
   method: "post",
   path: "/documents",
+  operationId: "createDocument",
   tags: ["Documents"],
   summary: "Create an empty document from a built-in template (Korean or English)",
   middleware: [requireWrite] as const,
@@ -38,7 +40,7 @@ const createDocumentRoute = createRoute({
   responses: {
     ...jsonOk(
       z.object({
-        resourceSeq: z.number().int(),
+        resourceSeq: z.number().int().describe("The new document"),
         userSeq: z.number().int().openapi({ description: "Owner of the new document" }),
       }),
       "Created",

@@ -13,6 +13,7 @@ import { recordSharedOpen } from "../../kv/sharing/shared_list.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { downloadLinkOk, DownloadTokenQuery, issueDownloadLink } from "../http/download_link.ts";
 import { ok } from "../http/envelope.ts";
+import { recordDownload } from "../../kv/events/log.ts";
 import { type FileResponseOptions, sendFile } from "../http/file_response.ts";
 import { errorResponses, newOpenApiApp } from "../http/openapi.ts";
 import { seqFromPath, validQuery } from "../http/validate.ts";
@@ -67,6 +68,7 @@ export function viewRendition(mime: string | null): FileResponseOptions {
 const tokenRoute = createRoute({
   method: "get",
   path: "/files/{resourceSeq}/download-token",
+  operationId: "createFileDownloadToken",
   tags: ["Files"],
   summary: "Issue a short-lived download link (usable without Authorization)",
   request: { params: RsParams, query: SsQuery },
@@ -97,6 +99,12 @@ export function filesDownloadApi(d: Deps) {
     const rs = seqFromPath(c, "resourceSeq");
     const { ss } = validQuery(c, SsQuery);
     const file = await authorizedFile(d, c.get("caller"), rs, ss, action);
+    await recordDownload(
+      d.kv,
+      file,
+      action === "view" ? "view" : "direct",
+      c.get("caller").userSeq,
+    );
     return sendFile(
       c,
       d,
@@ -122,12 +130,14 @@ export function filesDownloadApi(d: Deps) {
   app.get("/files/download", async (c) => {
     const record = await redeemDownloadToken(d.kv, c.req.query("dt"), "file");
     const file = await authorizedFile(d, record.caller, record.rs, record.ss, "download");
+    await recordDownload(d.kv, file, "token", record.caller.userSeq);
     return sendFile(c, d, file, { disposition: "attachment" });
   });
 
   app.openAPIRegistry.registerPath({
     method: "get",
     path: "/files/{resourceSeq}/download",
+    operationId: "downloadFile",
     tags: ["Files"],
     summary: "Download a file (Range, ETag/If-None-Match supported)",
     request: { params: RsParams, query: SsQuery },
@@ -136,6 +146,7 @@ export function filesDownloadApi(d: Deps) {
   app.openAPIRegistry.registerPath({
     method: "get",
     path: "/files/{resourceSeq}/view",
+    operationId: "viewFile",
     tags: ["Files"],
     summary: "Safe inline rendition: images, PDF, audio/video inline; text, HTML, SVG, XML, " +
       "JS as text/plain; anything else as an attachment. Sandboxing CSP and nosniff always.",
@@ -145,6 +156,7 @@ export function filesDownloadApi(d: Deps) {
   app.openAPIRegistry.registerPath({
     method: "get",
     path: "/files/download",
+    operationId: "downloadFileWithToken",
     tags: ["Files"],
     summary: "Download with a token from /files/{resourceSeq}/download-token (no Authorization)",
     security: [],

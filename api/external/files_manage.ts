@@ -33,35 +33,36 @@ const RenameBody = z.object({
   }),
   pfs: bodySeq("The file's folder; when given (and ncp is not AUTO) it must be that folder"),
   ss: bodySeq("Owner's user seq when the file is shared with the caller"),
-}).openapi("RenameFileRequest");
+}).openapi("RenameFileRequest", { description: "A new name for a file" });
 
 const TargetBody = z.object({
   ts: bodySeq("Owner of the destination drive; omitted = the owner of pfs (or the caller)"),
   pfs: bodySeq("Destination folder; omitted = the caller's drive root"),
   ss: bodySeq("Owner's user seq when the source file is shared with the caller"),
-}).openapi("FileTargetRequest");
+}).openapi("FileTargetRequest", { description: "Where to move or copy a file" });
 
 const VersionSchema = z.object({
-  version: z.number().int(),
-  size: z.number().int(),
-  sha256: z.string(),
-  createdAt: z.string().openapi({ format: "date-time" }),
-  createdBy: z.number().int(),
+  version: z.number().int().describe("The content version"),
+  size: z.number().int().describe("Bytes of the current content; 0 for folders"),
+  sha256: z.string().describe("SHA-256 of the content, hex"),
+  createdAt: z.string().openapi({ format: "date-time" }).describe("Created, ISO 8601"),
+  createdBy: z.number().int().describe("Who stored it (user seq)"),
   reason: z.string().openapi({ description: "upload, version, overwrite, copy, template, ..." }),
-  current: z.boolean(),
-}).openapi("FileVersion");
+  current: z.boolean().describe("Whether it is the current content"),
+}).openapi("FileVersion", { description: "A stored version of a file" });
 
 const COMMON = ["RESOURCE_002", "RESOURCE_006", "PERMISSION_002", "PERMISSION_004"] as const;
 
 const renameRoute = createRoute({
   method: "patch",
   path: "/files/{resourceSeq}/rename",
+  operationId: "renameFile",
   tags: ["Files"],
   summary: "Rename a file",
   middleware: [requireWrite] as const,
   request: { params: RsParams, body: jsonBody(RenameBody) },
   responses: {
-    ...jsonOk(z.object({ name: z.string() }), "The name actually applied"),
+    ...jsonOk(z.object({ name: z.string().describe("The name") }), "The name actually applied"),
     ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_003", "RESOURCE_004", "RESOURCE_010"),
   },
 });
@@ -69,6 +70,7 @@ const renameRoute = createRoute({
 const moveRoute = createRoute({
   method: "post",
   path: "/files/{resourceSeq}/move",
+  operationId: "moveFile",
   tags: ["Files"],
   summary: "Move a file to a folder of the same or (with upload permission) another drive",
   middleware: [requireWrite] as const,
@@ -90,6 +92,7 @@ const moveRoute = createRoute({
 const copyRoute = createRoute({
   method: "post",
   path: "/files/{resourceSeq}/copy",
+  operationId: "copyFile",
   tags: ["Files"],
   summary: "Copy a file (a taken name becomes 'name (n).ext')",
   middleware: [requireWrite] as const,
@@ -103,6 +106,7 @@ const copyRoute = createRoute({
 const deleteRoute = createRoute({
   method: "patch",
   path: "/files/{resourceSeq}/delete",
+  operationId: "trashFile",
   tags: ["Files"],
   summary: "Move a file to the trash",
   middleware: [requireWrite] as const,
@@ -116,11 +120,12 @@ const deleteRoute = createRoute({
 const versionsRoute = createRoute({
   method: "get",
   path: "/files/{resourceSeq}/versions",
+  operationId: "listFileVersions",
   tags: ["Files"],
   summary: "The stored content versions of a file, oldest first",
   request: { params: RsParams, query: SsQuery },
   responses: {
-    ...jsonOk(z.object({ items: z.array(VersionSchema) }), "Versions"),
+    ...jsonOk(z.object({ items: z.array(VersionSchema).describe("The items") }), "Versions"),
     ...errorResponses(...COMMON),
   },
 });

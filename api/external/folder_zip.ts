@@ -2,12 +2,18 @@
  * Folder ZIP download: a short-lived token, then the archive itself (public, token only).
  * The tree is walked first (metadata only, at most MAX_ZIP_ENTRIES entries) so the response
  * carries an exact Content-Length and a too-large folder is refused before any byte is sent;
- * then client-zip streams the entries, each file read from the blob store only when its turn
- * comes, never buffered. Sizes travel with the entries so client-zip writes ZIP64 records for
- * files or offsets past 4 GiB.
+ * then client-zip writes the entries in walk order while a bounded look-ahead prepares the next
+ * ones: small files are read whole a few entries ahead (opening and reading thousands of small
+ * blobs one after the other would leave the writer waiting on each), big files stream from the
+ * blob store when their turn comes. Sizes travel with the entries so client-zip writes ZIP64
+ * records for files or offsets past 4 GiB. A blob that fails or turns out another size than its
+ * record cuts the response (its Content-Length is then never reached).
  */
 import { createRoute } from "@hono/zod-openapi";
+import { recordDownload } from "../../kv/events/log.ts";
 import { downloadZip, predictLength } from "client-zip";
+import { pMapIterable } from "p-map";
+import { BlobSizeMismatchError } from "../../blobs/store.ts";
 import { authorizeResourceAccess } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { redeemDownloadToken } from "../../kv/tree/download_tokens.ts";
@@ -22,10 +28,20 @@ import { errorResponses, newOpenApiApp } from "../http/openapi.ts";
 
 /** Enough for any folder a person downloads at once; the walk holds ~100 bytes per entry. */
 export const MAX_ZIP_ENTRIES = 100_000;
+/** Files up to this size are read whole ahead of their turn; bigger ones stream at their turn. */
+export const PREFETCH_FILE_BYTES = 256 * 1024;
+/**
+ * Entries prepared ahead of the one being written, read or not yet consumed. With
+ * PREFETCH_FILE_BYTES it bounds the prefetched bytes of one download to 8 MiB.
+ */
+export const LOOKAHEAD_ENTRIES = 32;
+/** Blob reads of the look-ahead running at once. */
+export const PREFETCH_READS = 8;
 
 const tokenRoute = createRoute({
   method: "get",
   path: "/folders/{resourceSeq}/download-token",
+  operationId: "createFolderDownloadToken",
   tags: ["Folders"],
   summary: "Issue a short-lived link that downloads the folder as a ZIP (no Authorization)",
   request: { params: RsParams, query: SsQuery },
@@ -61,43 +77,137 @@ async function collectEntries(d: Deps, folder: Resource): Promise<ZipEntry[]> {
   return entries;
 }
 
-/** Streams `entries` as a ZIP; a client that goes away stops the blob read in progress too. */
+/** One entry as client-zip takes it: a folder, a file read whole, or a file to stream. */
+type ZipInput =
+  | { name: string; lastModified: Date }
+  | { name: string; lastModified: Date; size: number; input: Uint8Array }
+  | { name: string; lastModified: Date; size: number; input: AsyncIterable<Uint8Array> };
+
+/** How much a streamed file asks for per read, when the store lets the reader choose. */
+const STREAM_PIECE_BYTES = 256 * 1024;
+
+/** Reads a blob's stream piece by piece; null at its end. */
+interface PieceReader {
+  /** The next piece: at most `max` bytes when the stream lets the reader choose. */
+  read(max: number): Promise<Uint8Array | null>;
+  cancel(reason?: unknown): Promise<void>;
+  release(): void;
+}
+
+/**
+ * Pieces of `stream`: read into buffers of the size asked when it is a byte stream (fs blobs: one
+ * read of a whole small file, or of 256 KiB, instead of 64 KiB pieces each in a buffer of its own;
+ * half the CPU for the reads, docs/benchmarks.md), else as the stream delivers them (kv blobs).
+ */
+function pieceReader(stream: ReadableStream<Uint8Array>): PieceReader {
+  let byob: ReadableStreamBYOBReader | null = null;
+  try {
+    byob = stream.getReader({ mode: "byob" });
+  } catch { /* not a byte stream */ }
+  if (byob) {
+    const reader = byob;
+    return {
+      async read(max) {
+        const { done, value } = await reader.read(new Uint8Array(max));
+        return done ? null : value;
+      },
+      cancel: (reason) => reader.cancel(reason),
+      release: () => reader.releaseLock(),
+    };
+  }
+  const reader = stream.getReader();
+  return {
+    async read() {
+      const { done, value } = await reader.read();
+      return done ? null : value;
+    },
+    cancel: (reason) => reader.cancel(reason),
+    release: () => reader.releaseLock(),
+  };
+}
+
+/**
+ * Yields the blob's pieces, checking that it holds `size` bytes; `onReader` learns the reader (to
+ * cancel it when the client goes away). Anything but the end cancels the blob's stream.
+ */
+async function* blobPieces(
+  d: Deps,
+  blobId: string,
+  size: number,
+  pieceBytes: (at: number) => number,
+  onReader: (reader: PieceReader | null) => void = () => {},
+): AsyncGenerator<Uint8Array> {
+  const reader = pieceReader(await d.blobs.read(blobId));
+  onReader(reader);
+  let at = 0;
+  let ended = false;
+  try {
+    for (let piece; (piece = await reader.read(pieceBytes(at))) !== null;) {
+      at += piece.byteLength;
+      if (at > size) throw new BlobSizeMismatchError(size, at);
+      yield piece;
+    }
+    if (at !== size) throw new BlobSizeMismatchError(size, at);
+    ended = true;
+  } finally {
+    onReader(null);
+    if (ended) reader.release();
+    else await reader.cancel().catch(() => {});
+  }
+}
+
+/** A small blob's bytes, read whole (one read for a byte stream: one spare byte tells a longer blob). */
+async function readWhole(d: Deps, blobId: string, size: number): Promise<Uint8Array> {
+  const pieces: Uint8Array[] = [];
+  for await (const piece of blobPieces(d, blobId, size, (at) => size + 1 - at)) pieces.push(piece);
+  if (pieces.length === 1) return pieces[0];
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const piece of pieces) {
+    bytes.set(piece, at);
+    at += piece.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Streams `entries` as a ZIP, in their order. A client that goes away stops the blob read in
+ * progress and the look-ahead; reads already running finish and are dropped.
+ */
 function zipStream(
   d: Deps,
   entries: ZipEntry[],
 ): { body: ReadableStream<Uint8Array>; length: string } {
-  let reading: ReadableStreamDefaultReader<Uint8Array> | null = null;
-  async function* blobBytes(blobId: string): AsyncGenerator<Uint8Array> {
-    const reader = (await d.blobs.read(blobId)).getReader();
-    reading = reader;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        yield value;
-      }
-    } finally {
-      reading = null;
-      reader.releaseLock();
+  let reading: PieceReader | null = null;
+  const streamed = (blobId: string, size: number) =>
+    blobPieces(d, blobId, size, () => STREAM_PIECE_BYTES, (reader) => reading = reader);
+  // What client-zip takes for one entry. Mapped in order with PREFETCH_READS at a time and at most
+  // LOOKAHEAD_ENTRIES waiting, so the reads run ahead of the writer but never far ahead.
+  const prepare = async (e: ZipEntry): Promise<ZipInput> => {
+    const { name, lastModified, file } = e;
+    if (!file) return { name, lastModified };
+    if (file.size > PREFETCH_FILE_BYTES) {
+      return { name, lastModified, size: file.size, input: streamed(file.blobId, file.size) };
     }
-  }
-  // Lazy: each file's blob is opened only when client-zip asks for that entry.
-  function* inputs() {
-    for (const e of entries) {
-      yield e.file
-        ? {
-          name: e.name,
-          lastModified: e.lastModified,
-          size: e.file.size,
-          input: blobBytes(e.file.blobId),
-        }
-        : { name: e.name, lastModified: e.lastModified };
-    }
-  }
+    return {
+      name,
+      lastModified,
+      size: file.size,
+      input: await readWhole(d, file.blobId, file.size),
+    };
+  };
+  const prepared = pMapIterable(entries, prepare, {
+    concurrency: PREFETCH_READS,
+    backpressure: LOOKAHEAD_ENTRIES,
+  });
+  // A generator of our own, whose return() also ends the look-ahead (yield* passes it on).
+  const inputs = (async function* () {
+    yield* prepared;
+  })();
   const length = predictLength(
     entries.map((e) => e.file ? { name: e.name, size: e.file.size } : { name: e.name }),
   );
-  const zip = downloadZip(inputs(), { length });
+  const zip = downloadZip(inputs, { length });
   const source = zip.body!.getReader();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -106,7 +216,10 @@ function zipStream(
       else controller.enqueue(value);
     },
     async cancel(reason) {
+      // client-zip does not end its input iterator when cancelled: end it here, so the
+      // look-ahead starts no further reads.
       await reading?.cancel(reason).catch(() => {});
+      inputs.return(undefined).catch(() => {});
       await source.cancel(reason).catch(() => {});
     },
   });
@@ -138,6 +251,7 @@ export function folderZipApi(d: Deps) {
       ss: record.ss,
       type: "FOLDER",
     }, "download");
+    await recordDownload(d.kv, folder, "zip", record.caller.userSeq);
     const { body, length } = zipStream(d, await collectEntries(d, folder));
     const headers = new Headers({
       "content-type": "application/zip",
@@ -152,6 +266,7 @@ export function folderZipApi(d: Deps) {
   app.openAPIRegistry.registerPath({
     method: "get",
     path: "/folders/download",
+    operationId: "downloadFolderZip",
     tags: ["Folders"],
     summary: "Download a folder as a ZIP with a token from /folders/{resourceSeq}/download-token",
     security: [],

@@ -30,7 +30,7 @@ const CreateFolderBody = z.object({
   fn: NameField("fn"),
   pfs: bodySeq("Parent folder seq; omitted = drive root. Required when ss is sent."),
   ss: bodySeq("Sharing user's seq when creating inside a folder shared with the caller"),
-}).openapi("CreateFolderRequest");
+}).openapi("CreateFolderRequest", { description: "A new folder" });
 
 const RenameFolderBody = z.object({
   rn: NameField("rn"),
@@ -38,19 +38,20 @@ const RenameFolderBody = z.object({
   pfs: bodySeq(
     "The folder's parent; accepted for compatibility, when given it must be that parent",
   ),
-}).openapi("RenameFolderRequest");
+}).openapi("RenameFolderRequest", { description: "A new name for a folder" });
 
 const MoveFolderBody = z.object({
   ts: bodySeq("Owner of the destination drive; a folder cannot change drives (RESOURCE_017)"),
   pfs: bodySeq("Destination folder; omitted = the caller's drive root"),
   ss: bodySeq("Owner's user seq when the folder is shared with the caller"),
-}).openapi("MoveFolderRequest");
+}).openapi("MoveFolderRequest", { description: "Where to move a folder" });
 
 const COMMON = ["RESOURCE_002", "RESOURCE_005", "PERMISSION_002", "PERMISSION_004"] as const;
 
 const createFolderRoute = createRoute({
   method: "post",
   path: "/folders",
+  operationId: "createFolder",
   tags: ["Folders"],
   summary: "Create a folder",
   middleware: [requireWrite] as const,
@@ -73,12 +74,19 @@ const createFolderRoute = createRoute({
 const renameFolderRoute = createRoute({
   method: "patch",
   path: "/folders/{resourceSeq}/rename",
+  operationId: "renameFolder",
   tags: ["Folders"],
   summary: "Rename a folder (a taken name fails; there is no collision policy for folders)",
   middleware: [requireWrite] as const,
   request: { params: RsParams, body: jsonBody(RenameFolderBody) },
   responses: {
-    ...jsonOk(z.object({ resourceSeq: z.number().int(), name: z.string() }), "Renamed"),
+    ...jsonOk(
+      z.object({
+        resourceSeq: z.number().int().describe("The file or folder's seq"),
+        name: z.string().describe("The new name"),
+      }),
+      "Renamed",
+    ),
     ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_003", "RESOURCE_004", "RESOURCE_010"),
   },
 });
@@ -86,6 +94,7 @@ const renameFolderRoute = createRoute({
 const moveFolderRoute = createRoute({
   method: "post",
   path: "/folders/{resourceSeq}/move",
+  operationId: "moveFolder",
   tags: ["Folders"],
   summary: "Move a folder, with everything in it, to another folder of the same drive",
   middleware: [requireWrite] as const,
@@ -109,6 +118,7 @@ const moveFolderRoute = createRoute({
 const deleteFolderRoute = createRoute({
   method: "patch",
   path: "/folders/{resourceSeq}/delete",
+  operationId: "trashFolder",
   tags: ["Folders"],
   summary: "Move a folder and its contents to the trash",
   middleware: [requireWrite] as const,
@@ -150,6 +160,7 @@ export function foldersApi(d: Deps) {
       parentRs: target.parentRs,
       name: body.fn,
       actorSeq: caller.userSeq,
+      parentDepth: target.depth,
     });
     return ok(c, toCreatedResource(folder), 201);
   });

@@ -5,18 +5,22 @@ import { limitBody, type StreamedRoute } from "../http/body_limit.ts";
 import { externalApiError } from "../http/errors.ts";
 import { filesDownloadApi } from "./files_download.ts";
 import { filesManageApi } from "./files_manage.ts";
+import { fileVersionsApi } from "./file_versions.ts";
+import { searchApi } from "./search.ts";
 import { filesUploadApi } from "./files_upload.ts";
 import { foldersApi } from "./folders.ts";
 import { folderZipApi } from "./folder_zip.ts";
 import { resourcesApi } from "./resources.ts";
 import { trashApi } from "./trash.ts";
+import { uploadsApi } from "./uploads.ts";
 import { documentsApi } from "./documents.ts";
 import { pinnedApi } from "./pinned.ts";
 import { sharedApi } from "./shared.ts";
 import { sharesApi } from "./shares.ts";
 import { newOpenApiApp } from "../http/openapi.ts";
-import { API_DOCS_HTML } from "../http/docs_page.ts";
+import { API_DOCUMENTS, apiDocsResponse } from "../http/docs_page.ts";
 import { webOfficeApi } from "./web_office.ts";
+import { changesApi } from "./changes.ts";
 
 export const EXTERNAL_BASE = "/api/external/v1";
 
@@ -32,6 +36,9 @@ const STREAMED_BODIES: readonly StreamedRoute[] = [
   { method: "POST", path: /^\/files$/ },
   // Editor save: exactly `size` bytes, within quota.
   { method: "PUT", path: /^\/web-office\/[^/]+\/put$/ },
+  // tus: creation-with-upload and PATCH, within Upload-Length (kv/tree/uploads.ts).
+  { method: "POST", path: /^\/uploads$/ },
+  { method: "PATCH", path: /^\/uploads\/[^/]+$/ },
 ];
 
 /** The route areas mounted at the root, in the order their routes are matched and documented. */
@@ -45,8 +52,12 @@ const AREAS = [
   sharedApi,
   pinnedApi,
   filesUploadApi,
+  uploadsApi,
   filesDownloadApi,
   filesManageApi,
+  fileVersionsApi,
+  searchApi,
+  changesApi,
 ];
 
 export function externalApi(d: Deps) {
@@ -55,7 +66,7 @@ export function externalApi(d: Deps) {
   // First, so an oversize body is refused before anything else looks at the request.
   app.use("*", limitBody({ base: EXTERNAL_BASE, streamed: STREAMED_BODIES }));
 
-  const auth = requireApiKey(d.kv);
+  const auth = requireApiKey(d.kv, d.identity);
   app.use("*", async (c, next) => {
     const sub = c.req.path.slice(EXTERNAL_BASE.length);
     if (PUBLIC_PATHS.has(sub)) return await next();
@@ -70,7 +81,7 @@ export function externalApi(d: Deps) {
   for (const area of AREAS) app.route("/", area(d));
   app.route("/web-office", webOfficeApi(d));
 
-  app.get("/docs", (c) => c.html(API_DOCS_HTML));
+  app.get("/docs", (c) => apiDocsResponse(c, "Drive API reference", API_DOCUMENTS));
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: { title: "Drive external API", version: "v1" },

@@ -18,15 +18,15 @@ import {
 } from "../http/openapi.ts";
 
 const PinnedFolderSchema = z.object({
-  pinnedFolderSeq: z.number().int(),
-  resourceSeq: z.number().int(),
+  pinnedFolderSeq: z.number().int().describe("The pin's seq"),
+  resourceSeq: z.number().int().describe("The pinned folder"),
   sharedByUserSeq: z.number().int().openapi({
     description: "Owner of the folder; the caller's own seq for an own folder",
   }),
-  resourceName: z.string(),
-  resourceType: z.literal("FOLDER"),
-  pinnedAt: z.string(),
-}).openapi("PinnedFolder");
+  resourceName: z.string().describe("Its name"),
+  resourceType: z.literal("FOLDER").describe("Always FOLDER"),
+  pinnedAt: z.string().describe("When it was pinned, ISO 8601"),
+}).openapi("PinnedFolder", { description: "A folder the caller pinned" });
 
 function pinView(p: Pin) {
   return {
@@ -42,19 +42,21 @@ function pinView(p: Pin) {
 const PinFolderBody = z.object({
   // The checks carry their own messages: zod would report any of them with the schema's error.
   rs: z.number({ error: "rs is required and must be a folder seq" })
-    .int("must be an integer folder seq").positive("must be a positive folder seq"),
+    .int("must be an integer folder seq").positive("must be a positive folder seq")
+    .describe("The folder to pin").openapi({ example: 12 }),
   ss: bodySeq("Folder owner's user seq; required for a folder shared with the caller"),
-}).openapi("PinFolderRequest");
+}).openapi("PinFolderRequest", { description: "A folder to pin" });
 
 const tags = ["Pinned folders"];
 
 const listRoute = createRoute({
   method: "get",
   path: "/pinned-folders",
+  operationId: "listPinnedFolders",
   tags,
   summary: "The caller's pinned folders, in pin order",
   responses: {
-    ...jsonOk(z.object({ items: z.array(PinnedFolderSchema) }), "Pins"),
+    ...jsonOk(z.object({ items: z.array(PinnedFolderSchema).describe("The items") }), "Pins"),
     ...errorResponses(),
   },
 });
@@ -62,6 +64,7 @@ const listRoute = createRoute({
 const addRoute = createRoute({
   method: "post",
   path: "/pinned-folders",
+  operationId: "pinFolder",
   tags,
   summary: "Pin a folder (own, or shared with the caller: send ss)",
   request: { body: jsonBody(PinFolderBody) },
@@ -81,11 +84,12 @@ const addRoute = createRoute({
 const removeRoute = createRoute({
   method: "delete",
   path: "/pinned-folders/{pinnedFolderSeq}",
+  operationId: "unpinFolder",
   tags,
   summary: "Remove one of the caller's pins",
   request: { params: z.object({ pinnedFolderSeq: seqParam("pinnedFolderSeq") }) },
   responses: {
-    ...jsonOk(z.object({ pinnedFolderSeq: z.number().int() }), "Removed"),
+    ...jsonOk(z.object({ pinnedFolderSeq: z.number().int().describe("The pin's seq") }), "Removed"),
     ...errorResponses("PINNED_FOLDER_001"),
   },
 });

@@ -34,28 +34,31 @@ const ListQuery = PageQuery.extend({
     .default("name").openapi({
       ...queryParam("sb"),
       description: "Sort by name (case-insensitive), size or update time; ties by resourceSeq",
+      example: "name",
     }),
-  so: z.enum(["asc", "desc"], { error: "so must be asc or desc" }).default("asc").openapi(
-    queryParam("so"),
-  ),
+  so: z.enum(["asc", "desc"], { error: "so must be asc or desc" }).default("asc").openapi({
+    ...queryParam("so"),
+    description: "Sort order, asc (default) or desc",
+    example: "asc",
+  }),
 });
 
 const ListDataSchema = z.object({
   parentSeq: z.number().int().nullable().openapi({ description: "The listed folder; null = root" }),
-  ownerSeq: z.number().int(),
+  ownerSeq: z.number().int().describe("The owner of the listed drive"),
   permissions: PermissionsSchema.openapi({ description: "The caller's on the listed folder" }),
-  items: z.array(ResourceItemSchema),
+  items: z.array(ResourceItemSchema).describe("The page's files and folders"),
   nextCursor: z.string().nullable().openapi({ description: "null on the last page" }),
-}).openapi("ResourceList");
+}).openapi("ResourceList", { description: "A page of a folder's files and folders" });
 
 const BreadcrumbSchema = z.object({
-  resourceSeq: z.number().int(),
-  name: z.string(),
-}).openapi("Breadcrumb");
+  resourceSeq: z.number().int().describe("A folder on the path"),
+  name: z.string().describe("Its name"),
+}).openapi("Breadcrumb", { description: "A folder on the path from the root" });
 
 const MetadataSchema = ResourceItemSchema.extend({
   permissions: PermissionsSchema,
-  isOwner: z.boolean(),
+  isOwner: z.boolean().describe("Whether the caller owns it"),
   path: z.array(BreadcrumbSchema).openapi({
     description: "Folders from the top down to the parent; for a shared resource only the part " +
       "the caller can see. Empty at the drive root.",
@@ -65,6 +68,7 @@ const MetadataSchema = ResourceItemSchema.extend({
 const listRoute = createRoute({
   method: "get",
   path: "/resources",
+  operationId: "listResources",
   tags: ["Resources"],
   summary: "List a folder's files and folders (cursor pagination)",
   request: { query: ListQuery },
@@ -83,6 +87,7 @@ const listRoute = createRoute({
 const metadataRoute = createRoute({
   method: "get",
   path: "/resources/{resourceSeq}",
+  operationId: "getResource",
   tags: ["Resources"],
   summary: "Metadata of a file or folder, the caller's permissions and its path",
   request: { params: RsParams, query: SsQuery },

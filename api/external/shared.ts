@@ -32,6 +32,7 @@ const lower = (v: unknown) => typeof v === "string" ? v.toLowerCase() : v;
 const DateParam = (what: string) =>
   z.string().regex(/^\d{4}-\d{2}-\d{2}/, "must be a date (YYYY-MM-DD)").optional().openapi({
     description: what,
+    example: "2026-01-31",
   });
 
 const SharedQuery = z.object({
@@ -39,65 +40,87 @@ const SharedQuery = z.object({
   ps: z.coerce.number({ error: "ps is required and must be an integer" })
     .int("must be an integer").min(1, "must be at least 1")
     .max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`)
-    .openapi({ description: `Page size, 1 to ${MAX_PAGE_SIZE}` }),
-  rt: z.enum(["FILE", "FOLDER"]).optional(),
-  ft: z.enum(Object.keys(FILE_TYPES) as [FileTypeFilter, ...FileTypeFilter[]]).optional(),
-  oi: z.string().max(254).optional().openapi({ description: "Owner's account id" }),
+    .openapi({ description: `Page size, 1 to ${MAX_PAGE_SIZE}`, example: 50 }),
+  rt: z.enum(["FILE", "FOLDER"]).optional().openapi({
+    description: "Only files or only folders",
+    example: "FILE",
+  }),
+  ft: z.enum(Object.keys(FILE_TYPES) as [FileTypeFilter, ...FileTypeFilter[]]).optional().openapi({
+    description: "Only files of this kind",
+    example: "document",
+  }),
+  oi: z.string().max(254).optional().openapi({ description: "Owner's account id", example: "bob" }),
   sd: DateParam("Start of the modified-date range (inclusive); needs ed"),
   ed: DateParam("End of the modified-date range (inclusive); needs sd"),
-  sb: z.preprocess(lower, z.enum(SHARED_SORTS)).optional(),
-  so: z.preprocess(lower, z.enum(["asc", "desc"])).optional(),
+  sb: z.preprocess(lower, z.enum(SHARED_SORTS)).optional().openapi({
+    description: "Sort key (with so); default: by share time",
+    example: "name",
+  }),
+  so: z.preprocess(lower, z.enum(["asc", "desc"])).optional().openapi({
+    description: "Sort order (with sb)",
+    example: "asc",
+  }),
   ci: optionalSeq("Cursor id from the previous page (cursor.ci)", "ci"),
   cv: z.string().max(1100).optional().openapi({
     description: "Cursor value from the previous page (cursor.cv)",
+    example: "1767225600000",
   }),
   ct: z.preprocess(lower, z.enum(SHARED_SORTS)).optional().openapi({
     description: "Cursor type from the previous page (cursor.ct)",
+    example: "share",
   }),
 });
 
 const SharedEntrySchema = z.object({
-  resourceSeq: z.number().int(),
-  resourceName: z.string(),
-  resourceType: z.enum(["FILE", "FOLDER"]),
-  size: z.number().int(),
-  contentType: z.string().nullable(),
-  updatedAt: z.string(),
-  ownerSeq: z.number().int(),
-  ownerAccountId: z.string().nullable(),
-  ownerName: z.string().nullable(),
-  tenantId: z.number().int(),
-  tenantName: z.string().nullable(),
-  shareSeq: z.number().int(),
-  shareType: ShareTypeSchema,
-  sharedVia: z.enum(["RECIPIENT", "LINK"]),
-  sharedAt: z.string(),
-  registeredBySeq: z.number().int(),
-  registeredByName: z.string().nullable(),
-  changedBySeq: z.number().int(),
-  changedByName: z.string().nullable(),
-  changedAt: z.string(),
-  lastOpenedAt: z.string().nullable(),
+  resourceSeq: z.number().int().describe("The file or folder's seq"),
+  resourceName: z.string().describe("The file or folder's name"),
+  resourceType: z.enum(["FILE", "FOLDER"]).describe("FILE or FOLDER"),
+  size: z.number().int().describe("Bytes of the current content; 0 for folders"),
+  contentType: z.string().nullable().describe("The file's media type; null for folders"),
+  updatedAt: z.string().describe("Last change, ISO 8601"),
+  ownerSeq: z.number().int().describe("The owner's user seq"),
+  ownerAccountId: z.string().nullable().describe(
+    "The owner's accountId; null when the owner is gone",
+  ),
+  ownerName: z.string().nullable().describe("The owner's display name; null when gone"),
+  tenantId: z.number().int().describe("The tenant's id"),
+  tenantName: z.string().nullable().describe("The tenant's name; null when gone"),
+  shareSeq: z.number().int().describe("The share's seq"),
+  shareType: ShareTypeSchema.describe("The share's type"),
+  sharedVia: z.enum(["RECIPIENT", "LINK"]).describe(
+    "RECIPIENT: shared with the caller by name; LINK: opened through an ORG_LINK",
+  ),
+  sharedAt: z.string().describe("When it was shared with the caller, ISO 8601"),
+  registeredBySeq: z.number().int().describe("Who created the share"),
+  registeredByName: z.string().nullable().describe("Their display name; null when gone"),
+  changedBySeq: z.number().int().describe("Who last changed the share"),
+  changedByName: z.string().nullable().describe("Their display name; null when gone"),
+  changedAt: z.string().describe("When the share last changed, ISO 8601"),
+  lastOpenedAt: z.string().nullable().describe("When the caller last opened it; null: never"),
   permissions: PermissionsSchema,
-  isStarred: z.boolean(),
-  starredSeq: z.number().int().nullable(),
-}).openapi("SharedEntry");
+  isStarred: z.boolean().describe("Whether the caller starred it"),
+  starredSeq: z.number().int().nullable().describe("The star's order; null when not starred"),
+}).openapi("SharedEntry", { description: "A file or folder shared with the caller" });
 
 const CursorSchema = z.object({
-  ci: z.number().int(),
-  cv: z.string(),
-  ct: z.enum(SHARED_SORTS),
-}).openapi("SharedCursor");
+  ci: z.number().int().describe("Cursor: the last item's resourceSeq"),
+  cv: z.string().describe("Cursor: the last item's sort value"),
+  ct: z.enum(SHARED_SORTS).describe("Cursor: the sort it belongs to"),
+}).openapi("SharedCursor", { description: "Where the next page starts" });
 
 const sharedRoute = createRoute({
   method: "get",
   path: "/shared",
+  operationId: "listSharedWithMe",
   tags: ["Shares"],
   summary: "What is shared with the caller",
   request: { query: SharedQuery },
   responses: {
     ...jsonOk(
-      z.object({ items: z.array(SharedEntrySchema), cursor: CursorSchema.nullable() }),
+      z.object({
+        items: z.array(SharedEntrySchema).describe("The items"),
+        cursor: CursorSchema.nullable(),
+      }),
       "One page",
     ),
     ...errorResponses("RESOURCE_018"),
@@ -105,14 +128,15 @@ const sharedRoute = createRoute({
 });
 
 const StarResult = z.object({
-  resourceSeq: z.number().int(),
-  isStarred: z.boolean(),
-  starredSeq: z.number().int().nullable(),
+  resourceSeq: z.number().int().describe("The file or folder's seq"),
+  isStarred: z.boolean().describe("Whether the caller starred it"),
+  starredSeq: z.number().int().nullable().describe("The star's order; null when not starred"),
 });
 
 const starRoute = createRoute({
   method: "post",
   path: "/shared/{resourceSeq}/star",
+  operationId: "starShared",
   tags: ["Shares"],
   summary: "Star a resource (personal mark, like pins: api:read suffices)",
   request: { params: RsParams, query: SsQuery },
@@ -125,6 +149,7 @@ const starRoute = createRoute({
 const unstarRoute = createRoute({
   method: "delete",
   path: "/shared/{resourceSeq}/star",
+  operationId: "unstarShared",
   tags: ["Shares"],
   summary: "Remove the caller's star",
   request: { params: RsParams },

@@ -64,14 +64,14 @@ const FlagFields = {
   cs: Flag("Re-share (set recipients); never for ORG_LINK / PUBLIC_LINK"),
 };
 const TargetInputSchema = z.object({
-  us: z.number().int().positive(),
-  cv: z.boolean(),
-  ce: z.boolean(),
-  cd: z.boolean(),
-  cu: z.boolean(),
-  cs: z.boolean(),
+  us: z.number().int().positive().describe("The recipient's user seq").openapi({ example: 2 }),
+  cv: z.boolean().describe("View; the prerequisite of every other flag"),
+  ce: z.boolean().describe("Edit (also allows delete)"),
+  cd: z.boolean().describe("Download"),
+  cu: z.boolean().describe("Upload"),
+  cs: z.boolean().describe("Re-share (set recipients)"),
   se: z.boolean().optional().openapi({ description: "Send this recipient a notification" }),
-}).openapi("ShareTargetInput");
+}).openapi("ShareTargetInput", { description: "A recipient and what they may do" });
 const Password = z.string().min(4, "must be at least 4 characters").max(128);
 const ExpireDate = z.string().max(40).openapi({
   description: "ISO date (valid through that day, UTC) or date-time; must be in the future",
@@ -79,16 +79,16 @@ const ExpireDate = z.string().max(40).openapi({
 });
 
 const CreateShareBody = z.object({
-  rs: z.number().int().positive(),
-  st: ShareTypeSchema,
+  rs: z.number().int().positive().describe("The file or folder to share"),
+  st: ShareTypeSchema.describe("The share type"),
   ...FlagFields,
-  ts: z.array(TargetInputSchema).optional(),
+  ts: z.array(TargetInputSchema).optional().describe("The recipients (SPECIFIC_USERS only)"),
   password: Password.optional().openapi({ description: "ORG_LINK / PUBLIC_LINK only" }),
   expireDate: ExpireDate.optional(),
-}).openapi("CreateShareRequest");
+}).openapi("CreateShareRequest", { description: "A new share" });
 
 const ChangeShareBody = z.object({
-  st: ShareTypeSchema,
+  st: ShareTypeSchema.describe("The share type"),
   ...FlagFields,
   ts: z.array(TargetInputSchema).optional().openapi({
     description: "Replaces the recipients (SPECIFIC_USERS only); omitted = unchanged",
@@ -99,21 +99,23 @@ const ChangeShareBody = z.object({
   expireDate: ExpireDate.nullable().optional().openapi({
     description: "Omitted = unchanged, null = removed",
   }),
-}).openapi("ChangeShareRequest");
+}).openapi("ChangeShareRequest", { description: "A change of a share" });
 
 const TargetsBody = z.object({
-  ts: z.array(TargetInputSchema).optional(),
+  ts: z.array(TargetInputSchema).optional().describe(
+    "The new recipients; omitted or empty removes them all",
+  ),
   ss: bodySeq("Owner's user seq when the caller is a re-sharing recipient"),
-}).openapi("SetShareTargetsRequest");
+}).openapi("SetShareTargetsRequest", { description: "The new recipients of a share" });
 
 /** Who a user is, as recipients and user search results show it. */
 const UserFields = {
-  userSeq: z.number().int(),
-  accountId: z.string(),
-  name: z.string(),
-  email: z.string(),
-  tenantId: z.number().int(),
-  tenantName: z.string().nullable(),
+  userSeq: z.number().int().describe("The user's seq"),
+  accountId: z.string().describe("The sign-in name"),
+  name: z.string().describe("The display name"),
+  email: z.string().describe("The e-mail address"),
+  tenantId: z.number().int().describe("The tenant's id"),
+  tenantName: z.string().nullable().describe("The tenant's name; null when gone"),
 };
 
 const RecipientSchema = z.object({
@@ -122,70 +124,70 @@ const RecipientSchema = z.object({
     description: "ACTIVE; EXPIRED when the share expired; REMOVED when the user no longer exists",
   }),
   permissions: PermissionsSchema,
-  sharedAt: z.string(),
-  sharedBySeq: z.number().int(),
-  changedAt: z.string(),
-  changedBySeq: z.number().int(),
-}).openapi("ShareRecipient");
+  sharedAt: z.string().describe("When it was shared with this recipient, ISO 8601"),
+  sharedBySeq: z.number().int().describe("Who shared with this recipient"),
+  changedAt: z.string().describe("When this recipient's access last changed, ISO 8601"),
+  changedBySeq: z.number().int().describe("Who last changed it"),
+}).openapi("ShareRecipient", { description: "A recipient of a share" });
 
 const ShareSchema = z.object({
-  shareSeq: z.number().int(),
-  resourceSeq: z.number().int(),
-  resourceName: z.string(),
-  resourceType: z.enum(["FILE", "FOLDER"]),
-  ownerSeq: z.number().int(),
-  shareType: ShareTypeSchema,
+  shareSeq: z.number().int().describe("The share's seq"),
+  resourceSeq: z.number().int().describe("The file or folder's seq"),
+  resourceName: z.string().describe("The file or folder's name"),
+  resourceType: z.enum(["FILE", "FOLDER"]).describe("FILE or FOLDER"),
+  ownerSeq: z.number().int().describe("The owner's user seq"),
+  shareType: ShareTypeSchema.describe("The share's type"),
   permissions: PermissionsSchema,
   password: z.null().openapi({ description: "Never returned; see isPasswordEnabled" }),
-  isPasswordEnabled: z.boolean(),
-  expireDate: z.string().nullable(),
-  isExpired: z.boolean(),
-  linkUrl: z.string().nullable(),
-  modifiable: z.boolean(),
-  targets: z.array(RecipientSchema),
-  createdAt: z.string(),
-  createdBySeq: z.number().int(),
-  updatedAt: z.string(),
-  updatedBySeq: z.number().int(),
-}).openapi("Share");
+  isPasswordEnabled: z.boolean().describe("Whether the link asks for a password"),
+  expireDate: z.string().nullable().describe("When it stops working; null: never"),
+  isExpired: z.boolean().describe("Whether it has expired"),
+  linkUrl: z.string().nullable().describe("The link to open; null for SPECIFIC_USERS"),
+  modifiable: z.boolean().describe("Whether the caller may change the share"),
+  targets: z.array(RecipientSchema).describe("The recipients"),
+  createdAt: z.string().describe("Created, ISO 8601"),
+  createdBySeq: z.number().int().describe("Who created it"),
+  updatedAt: z.string().describe("Last change, ISO 8601"),
+  updatedBySeq: z.number().int().describe("Who last changed it"),
+}).openapi("Share", { description: "A share of a file or folder" });
 
 const ShareTypesSchema = z.object({
-  editable: z.boolean(),
-  allowSpecificUsers: z.boolean(),
-  allowOrgLink: z.boolean(),
-  allowPublic: z.boolean(),
+  editable: z.boolean().describe("Whether the caller may share it"),
+  allowSpecificUsers: z.boolean().describe("The tenant allows SPECIFIC_USERS"),
+  allowOrgLink: z.boolean().describe("The tenant allows ORG_LINK"),
+  allowPublic: z.boolean().describe("The tenant allows PUBLIC_LINK"),
   shareTypes: z.array(z.object({
-    code: ShareTypeSchema,
-    name: z.string(),
+    code: ShareTypeSchema.describe("The share type"),
+    name: z.string().describe("The share type's name"),
     allowedPermissions: z.array(z.enum(SHARE_PERMISSIONS)).openapi({
       description: "The most a share of this type may grant; EDIT also governs upload (cu)",
     }),
-  })),
-  currentShareSeq: z.number().int().nullable(),
-  currentType: ShareTypeSchema.nullable(),
+  })).describe("Each share type with what it may grant"),
+  currentShareSeq: z.number().int().nullable().describe("The resource's share; null: none"),
+  currentType: ShareTypeSchema.nullable().describe("Its type; null: not shared"),
   fixedType: ShareTypeSchema.nullable().openapi({
     description: "The type another resource of the hierarchy imposes, if any",
   }),
-}).openapi("ShareTypes");
+}).openapi("ShareTypes", { description: "Which share types the caller may use for a resource" });
 
 const SearchItem = z.object({
   ...UserFields,
-  sameTenant: z.boolean(),
-  isRecipient: z.boolean(),
-}).openapi("ShareUserSearchItem");
+  sameTenant: z.boolean().describe("In the caller's tenant"),
+  isRecipient: z.boolean().describe("Already a recipient of the share"),
+}).openapi("ShareUserSearchItem", { description: "A user the caller may share with" });
 
 const LinkLookupSchema = z.object({
-  resourceSeq: z.number().int(),
-  resourceName: z.string(),
-  resourceType: z.enum(["FILE", "FOLDER"]),
-  ownerSeq: z.number().int(),
-  ownerName: z.string().nullable(),
-  shareSeq: z.number().int(),
-  shareType: ShareTypeSchema,
-  isPublicLink: z.boolean(),
-  redirectUrl: z.string(),
+  resourceSeq: z.number().int().describe("The file or folder's seq"),
+  resourceName: z.string().describe("The file or folder's name"),
+  resourceType: z.enum(["FILE", "FOLDER"]).describe("FILE or FOLDER"),
+  ownerSeq: z.number().int().describe("The owner's user seq"),
+  ownerName: z.string().nullable().describe("The owner's display name; null when gone"),
+  shareSeq: z.number().int().describe("The share's seq"),
+  shareType: ShareTypeSchema.describe("The share's type"),
+  isPublicLink: z.boolean().describe("Whether it is a PUBLIC_LINK"),
+  redirectUrl: z.string().describe("Where the link leads in the web client"),
   permissions: PermissionsSchema,
-}).openapi("ShareLinkLookup");
+}).openapi("ShareLinkLookup", { description: "What a link token leads to" });
 
 const ShareSeqParams = z.object({ shareSeq: seqParam("shareSeq") });
 
@@ -309,13 +311,17 @@ const SHARE_WRITE_ERRORS = [
 const SearchQuery = z.object({
   // The checks carry their own messages: zod would report any of them with the schema's error.
   sk: z.string({ error: "sk is required" }).trim().min(1, "must not be empty")
-    .max(254, "must be at most 254 characters"),
+    .max(254, "must be at most 254 characters").openapi({
+      description: "Search text: part of a name, accountId or e-mail address",
+      example: "ali",
+    }),
   ...SsQuery.shape,
 });
 
 const shareTypesRoute = createRoute({
   method: "get",
   path: "/shares/{resourceSeq}/share-types",
+  operationId: "getShareTypes",
   tags,
   summary: "Share types the resource may use and the most each may grant",
   request: { params: RsParams, query: SsQuery },
@@ -328,6 +334,7 @@ const shareTypesRoute = createRoute({
 const createShareRoute = createRoute({
   method: "post",
   path: "/shares",
+  operationId: "createShare",
   tags,
   summary: "Share a resource (owner only)",
   middleware: [requireWrite] as const,
@@ -347,6 +354,7 @@ const createShareRoute = createRoute({
 const readShareRoute = createRoute({
   method: "get",
   path: "/shares/{shareSeq}",
+  operationId: "getShare",
   tags,
   summary: "Read a share (owner, or a user it reaches with ss)",
   request: { params: ShareSeqParams, query: SsQuery },
@@ -359,6 +367,7 @@ const readShareRoute = createRoute({
 const changeShareRoute = createRoute({
   method: "patch",
   path: "/shares/{shareSeq}",
+  operationId: "updateShare",
   tags,
   summary: "Change a share's type, permissions, recipients, password or expiry (owner only)",
   middleware: [requireWrite] as const,
@@ -372,6 +381,7 @@ const changeShareRoute = createRoute({
 const setTargetsRoute = createRoute({
   method: "put",
   path: "/shares/{shareSeq}/targets",
+  operationId: "replaceShareTargets",
   tags,
   summary: "Replace the recipients (owner or re-share holder)",
   middleware: [requireWrite] as const,
@@ -394,12 +404,19 @@ const setTargetsRoute = createRoute({
 const deleteShareRoute = createRoute({
   method: "delete",
   path: "/shares/{shareSeq}",
+  operationId: "deleteShare",
   tags,
   summary: "Remove a share (owner only): everyone loses access, links stop resolving",
   middleware: [requireWrite] as const,
   request: { params: ShareSeqParams },
   responses: {
-    ...jsonOk(z.object({ shareSeq: z.number().int(), resourceSeq: z.number().int() }), "Removed"),
+    ...jsonOk(
+      z.object({
+        shareSeq: z.number().int().describe("The share's seq"),
+        resourceSeq: z.number().int().describe("The file or folder's seq"),
+      }),
+      "Removed",
+    ),
     ...errorResponses("AUTH_003", "SHARE_006", "SHARE_010"),
   },
 });
@@ -407,11 +424,12 @@ const deleteShareRoute = createRoute({
 const recipientsRoute = createRoute({
   method: "get",
   path: "/shares/{shareSeq}/users",
+  operationId: "listShareUsers",
   tags,
   summary: "Current recipients",
   request: { params: ShareSeqParams, query: SsQuery },
   responses: {
-    ...jsonOk(z.object({ items: z.array(RecipientSchema) }), "Recipients"),
+    ...jsonOk(z.object({ items: z.array(RecipientSchema).describe("The items") }), "Recipients"),
     ...errorResponses("SHARE_006", "PERMISSION_002"),
   },
 });
@@ -419,11 +437,12 @@ const recipientsRoute = createRoute({
 const searchForShareRoute = createRoute({
   method: "get",
   path: "/shares/{shareSeq}/users/search",
+  operationId: "searchShareUsers",
   tags,
   summary: "Find users to add to an existing share",
   request: { params: ShareSeqParams, query: SearchQuery },
   responses: {
-    ...jsonOk(z.object({ items: z.array(SearchItem) }), "Matches"),
+    ...jsonOk(z.object({ items: z.array(SearchItem).describe("The items") }), "Matches"),
     ...errorResponses("SHARE_006", "PERMISSION_002"),
   },
 });
@@ -431,11 +450,12 @@ const searchForShareRoute = createRoute({
 const searchRoute = createRoute({
   method: "get",
   path: "/shares/users/search",
+  operationId: "searchUsersToShareWith",
   tags,
   summary: "Find users for a share being composed",
   request: { query: SearchQuery },
   responses: {
-    ...jsonOk(z.object({ items: z.array(SearchItem) }), "Matches"),
+    ...jsonOk(z.object({ items: z.array(SearchItem).describe("The items") }), "Matches"),
     ...errorResponses(),
   },
 });
@@ -443,11 +463,16 @@ const searchRoute = createRoute({
 const linkRoute = createRoute({
   method: "get",
   path: "/shares/link/{token}",
+  operationId: "resolveShareLink",
   tags,
   summary: "Resolve a share-link token for the key's account",
   request: {
     params: z.object({
-      token: z.string().max(200).openapi({ param: { name: "token", in: "path" } }),
+      token: z.string().max(200).openapi({
+        param: { name: "token", in: "path" },
+        description: "The link token: the last segment of the link's URL /s/{token}",
+        example: "Xy7_k2Lq9mP0aBcD",
+      }),
     }),
   },
   responses: {

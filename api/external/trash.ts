@@ -11,19 +11,20 @@ import { decodeCursor, encodeCursor, PageQuery } from "../http/cursor.ts";
 import { ResourceItemSchema, RsParams, toResourceItem } from "../http/schemas.ts";
 
 const TrashItemSchema = ResourceItemSchema.extend({
-  trashedAt: z.string().openapi({ format: "date-time" }),
+  trashedAt: z.string().openapi({ format: "date-time" }).describe("When it went to the trash"),
 }).openapi("TrashItem");
 
 const listRoute = createRoute({
   method: "get",
   path: "/trash",
+  operationId: "listTrash",
   tags: ["Trash"],
   summary: "The caller's trashed items (top level: a trashed folder stands for its contents)",
   request: { query: PageQuery },
   responses: {
     ...jsonOk(
       z.object({
-        items: z.array(TrashItemSchema),
+        items: z.array(TrashItemSchema).describe("The trashed files and folders"),
         nextCursor: z.string().nullable().openapi({ description: "null on the last page" }),
       }),
       "One page, in resourceSeq order",
@@ -35,6 +36,7 @@ const listRoute = createRoute({
 const restoreRoute = createRoute({
   method: "post",
   path: "/trash/{resourceSeq}/restore",
+  operationId: "restoreFromTrash",
   tags: ["Trash"],
   summary: "Restore to the old folder (or the drive root when that is gone); taken names get (n)",
   middleware: [requireWrite] as const,
@@ -48,6 +50,7 @@ const restoreRoute = createRoute({
 const purgeRoute = createRoute({
   method: "delete",
   path: "/trash/{resourceSeq}",
+  operationId: "deleteFromTrash",
   tags: ["Trash"],
   summary: "Delete a trashed item and everything in it permanently, freeing its quota",
   middleware: [requireWrite] as const,
@@ -55,8 +58,8 @@ const purgeRoute = createRoute({
   responses: {
     ...jsonOk(
       z.object({
-        resourceSeq: z.number().int(),
-        deletedResources: z.number().int(),
+        resourceSeq: z.number().int().describe("The file or folder deleted for good"),
+        deletedResources: z.number().int().describe("Files and folders deleted, it included"),
         freedBytes: z.number().int().openapi({ description: "Bytes of every stored version" }),
       }),
       "Deleted",

@@ -34,20 +34,24 @@ const DocId = z.string({ error: "docId is required" })
   });
 const App = z.enum(EDITOR_APPS as [string, ...string[]], {
   error: `app must be one of ${EDITOR_APPS.join(", ")}`,
-}).openapi({ description: "Editor surface: <WORD|CELL|SHOW|HWP|PDF>_<EDITOR|VIEWER|WATCHER>" });
+}).openapi({
+  description: "Editor surface: <WORD|CELL|SHOW|HWP|PDF>_<EDITOR|VIEWER|WATCHER>",
+  example: "WORD_EDITOR",
+});
 const UserId = z.string({ error: "user_id is required" }).min(1, "user_id must not be empty")
   .max(254, "user_id is at most 254 characters")
   .openapi({
     description: "Signed-in account name; with DRIVE_OFFICE_STRICT_USER=true it must be the " +
       "accountId or e-mail of the API key's user (see docs/api.md)",
+    example: "alice",
   });
 const Lang = z.string().regex(
   /^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8}){0,3}$/,
   "lang must look like ko_KR",
 )
-  .optional().openapi({ description: "Session language, e.g. ko_KR" });
+  .optional().openapi({ description: "Session language, e.g. ko_KR", example: "ko_KR" });
 const OpenTimestamp = z.string().max(64, "openTimestamp is at most 64 characters").optional()
-  .openapi({ description: "Accepted, currently unused" });
+  .openapi({ description: "Accepted, currently unused", example: "1767225600000" });
 
 const ReadQuery = z.object({
   docId: DocId,
@@ -59,9 +63,9 @@ const ReadQuery = z.object({
 const PutQuery = ReadQuery.extend({
   size: z.string({ error: "size is required" })
     .regex(/^\d{1,15}$/, "size must be a non-negative integer (bytes)")
-    .openapi({ description: "Size of the uploaded document in bytes" }),
+    .openapi({ description: "Size of the uploaded document in bytes", example: "48213" }),
   type: z.enum(SAVE_TYPES, { error: `type must be one of ${SAVE_TYPES.join(", ")}` }).optional()
-    .openapi({ description: "Save reason, kept with the new version" }),
+    .openapi({ description: "Save reason, kept with the new version", example: SAVE_TYPES[0] }),
 });
 const LockQuery = ReadQuery.extend({ app: App.optional(), user_id: UserId.optional() });
 
@@ -261,6 +265,7 @@ function registerOpenApi(app: ReturnType<typeof newOpenApiApp<ApiEnv>>) {
     ...common,
     method: "get",
     path: `${base}/info`,
+    operationId: "getWebOfficeInfo",
     summary: "Document metadata for an editor, as XML (element names in docs/api.md)",
     request: { params, query: ReadQuery },
     responses: {
@@ -275,6 +280,7 @@ function registerOpenApi(app: ReturnType<typeof newOpenApiApp<ApiEnv>>) {
     ...common,
     method: "get",
     path: `${base}/get`,
+    operationId: "getWebOfficeContent",
     summary: "The document's bytes",
     request: { params, query: ReadQuery },
     responses: {
@@ -291,6 +297,7 @@ function registerOpenApi(app: ReturnType<typeof newOpenApiApp<ApiEnv>>) {
     ...common,
     method: "put",
     path: `${base}/put`,
+    operationId: "putWebOfficeContent",
     summary: "Save the document as a new version (streamed; the save reason is kept)",
     request: {
       params,
@@ -320,6 +327,7 @@ function registerOpenApi(app: ReturnType<typeof newOpenApiApp<ApiEnv>>) {
       ...common,
       method: "post",
       path: `${base}/${op}`,
+      operationId: op === "lock" ? "lockWebOfficeDocument" : "unlockWebOfficeDocument",
       summary: op === "lock"
         ? "Lock the document (a lease of DRIVE_OFFICE_LOCK_TTL_S; repeat to renew)"
         : "Release the caller's lock",

@@ -4,6 +4,8 @@ import { type Scope, verifyApiKey } from "../../kv/identity/api_keys.ts";
 import type { Caller } from "../../kv/sharing/authorize.ts";
 import { fail } from "../../kv/errors.ts";
 import type { User } from "../../kv/identity/users.ts";
+import { setActor } from "../../lib/request_facts.ts";
+import type { FactCache } from "../../kv/deps.ts";
 
 export interface ApiCaller extends Caller {
   user: User;
@@ -18,12 +20,15 @@ export function bearerToken(header: string | undefined): string | null {
   return m ? m[1] : null;
 }
 
-/** Requires a valid, unrevoked API key and sets `caller`. */
-export function requireApiKey(kv: Deno.Kv): MiddlewareHandler<ApiEnv> {
+/**
+ * Requires a valid, unrevoked API key and sets `caller`. With the process's identity cache
+ * (Deps.identity), one read per request: the key record with the identity epoch.
+ */
+export function requireApiKey(kv: Deno.Kv, cache?: FactCache): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     const token = bearerToken(c.req.header("authorization"));
     if (!token) fail("AUTH_001", "Send the API key as Authorization: Bearer <key>");
-    const found = await verifyApiKey(kv, token);
+    const found = await verifyApiKey(kv, token, cache);
     if (!found) fail("AUTH_002", "The API key is unknown or revoked");
     c.set("caller", {
       userSeq: found.user.userSeq,
@@ -32,6 +37,8 @@ export function requireApiKey(kv: Deno.Kv): MiddlewareHandler<ApiEnv> {
       keyId: found.key.keyId,
       scopes: found.key.scopes,
     });
+    // For the request log and metrics (api/ops/): who, never the key itself.
+    setActor(c, { kind: "user", userSeq: found.user.userSeq, keyId: found.key.keyId });
     await next();
   };
 }

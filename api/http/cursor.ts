@@ -7,19 +7,31 @@
 import { z } from "@hono/zod-openapi";
 import { fail } from "../../kv/errors.ts";
 import { queryParam } from "./openapi.ts";
+import { BadCursorError } from "../../lib/kv_pages.ts";
 
 export const MAX_PAGE_SIZE = 1000;
 
+/**
+ * `?ps=`, the page size of a paged listing (any area): an integer from 1 to `max`, `fallback`
+ * when omitted; each refusal names the bound it broke.
+ */
+export const pageSizeQuery = (
+  max: number,
+  fallback: number,
+  description = `Page size, 1 to ${max} (default ${fallback})`,
+) =>
+  z.coerce.number({ error: `ps must be an integer from 1 to ${max}` })
+    .int(`ps must be an integer from 1 to ${max}`).min(1, "ps must be at least 1")
+    .max(max, `ps must be at most ${max}`).default(fallback)
+    .openapi({ ...queryParam("ps"), description, example: fallback });
+
 /** ps and cursor, shared by every cursor-paginated listing of this API. */
 export const PageQuery = z.object({
-  ps: z.coerce.number({ error: `ps must be an integer from 1 to ${MAX_PAGE_SIZE}` }).int({
-    error: `ps must be an integer from 1 to ${MAX_PAGE_SIZE}`,
-  }).min(1, { error: `ps must be at least 1` }).max(MAX_PAGE_SIZE, {
-    error: `ps must be at most ${MAX_PAGE_SIZE}`,
-  }).default(100).openapi({ ...queryParam("ps"), description: `Page size, 1 to ${MAX_PAGE_SIZE}` }),
+  ps: pageSizeQuery(MAX_PAGE_SIZE, 100),
   cursor: z.string().max(2000).optional().openapi({
     ...queryParam("cursor"),
     description: "nextCursor of the previous page, with the same other parameters",
+    example: "eyJrIjoiLi4uIn0",
   }),
 });
 
@@ -46,4 +58,24 @@ export function decodeCursor(binding: string, cursor: string | undefined): strin
     fail("RESOURCE_018", "cursor is not one this listing returned for these parameters", "cursor");
   }
   return parsed.c;
+}
+
+/**
+ * One page of a listing read by `read` from a lib/kv_pages.ts cursor, with the cursor handed out
+ * bound to `binding` (the listing's filters): a cursor of other filters, or one that does not
+ * decode, is RESOURCE_018.
+ */
+export async function pageWithCursor<T>(
+  binding: string,
+  cursor: string | undefined,
+  read: (innerCursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>,
+): Promise<{ items: T[]; nextCursor: string | null }> {
+  const inner = decodeCursor(binding, cursor);
+  try {
+    const page = await read(inner);
+    return { items: page.items, nextCursor: encodeCursor(binding, page.nextCursor) };
+  } catch (err) {
+    if (!(err instanceof BadCursorError)) throw err;
+    fail("RESOURCE_018", "cursor is not one this listing returned for these parameters", "cursor");
+  }
 }

@@ -1,93 +1,101 @@
 /**
- * A self-contained, browsable page for openapi.json: no CDN, no external fonts, so it works on
- * an offline host. It renders operations grouped by tag with their parameters, request bodies,
- * responses and error codes.
+ * The browsable API reference: Scalar's standalone API reference (npm `@scalar/api-reference`,
+ * copied to static/vendor/scalar/ by scripts/vendor_api_reference.ts) rendering this server's
+ * OpenAPI documents, with try-it-out against this same origin. Nothing comes from another origin:
+ * the script is ours, the default web fonts, telemetry and the AI agent are off, and the content
+ * security policy lets the page reach this server only.
  */
-export const API_DOCS_HTML = `<!doctype html>
+import type { Context } from "hono";
+
+/** Where static/vendor/scalar/standalone.js is served (api/public/static.ts serves /static/). */
+export const SCALAR_SCRIPT_PATH = "/static/vendor/scalar/standalone.js";
+
+/** One OpenAPI document the page offers. */
+export interface DocsSource {
+  title: string;
+  /** Stable id of the document in the page's address (`?api=<slug>`). */
+  slug: string;
+  /** Absolute path of the document on this server. */
+  url: string;
+}
+
+/**
+ * The service's documents, the drive API first (the page opens on it). The paths are the mount
+ * points of app.ts; tests/runtime/openapi_docs_test.ts fetches each.
+ */
+export const API_DOCUMENTS: readonly DocsSource[] = [
+  { title: "Drive external API", slug: "external", url: "/api/external/v1/openapi.json" },
+  { title: "Admin API", slug: "admin", url: "/admin/api/openapi.json" },
+  { title: "Public share-link API", slug: "public-links", url: "/public/v1/openapi.json" },
+];
+
+/**
+ * Scalar may inject styles, and its fonts and icons are data URLs; scripts and requests stay on
+ * this origin (try-it-out calls the documented server, which is this one).
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const escapeAttribute = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/**
+ * The page: Scalar reads its configuration from the `data-configuration` attribute of the
+ * `#api-reference` element, so no inline script is needed (the policy forbids them).
+ */
+export function apiDocsHtml(title: string, sources: readonly DocsSource[]): string {
+  const configuration = {
+    sources: sources.map((s, i) => ({ ...s, default: i === 0 })),
+    // No request to fonts.scalar.com, Scalar's telemetry or its AI services.
+    withDefaultFonts: false,
+    telemetry: false,
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    hideClientButton: false,
+    // Try-it-out goes straight to this server; Scalar's public proxy must never see a key.
+    proxyUrl: "",
+    documentDownloadType: "json",
+    defaultOpenAllTags: false,
+  };
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Drive external API v1</title>
-<style>
-  :root { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1f24; }
-  body { margin: 0; background: #f6f7f9; }
-  header { background: #1f3a5f; color: #fff; padding: 16px 24px; }
-  header h1 { margin: 0; font-size: 20px; }
-  main { max-width: 1100px; margin: 0 auto; padding: 16px; }
-  h2 { margin-top: 32px; border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
-  details { background: #fff; border: 1px solid #d0d7de; border-radius: 6px; margin: 8px 0; }
-  summary { cursor: pointer; padding: 10px 12px; display: flex; gap: 12px; align-items: baseline; }
-  summary:focus-visible { outline: 3px solid #0969da; }
-  .m { font-weight: 700; font-family: ui-monospace, monospace; min-width: 64px; text-transform: uppercase; }
-  .get { color: #0969da; } .post { color: #1a7f37; } .patch { color: #9a6700; } .put { color: #8250df; } .delete { color: #cf222e; }
-  .p { font-family: ui-monospace, monospace; word-break: break-all; }
-  .body { padding: 0 16px 12px; }
-  table { border-collapse: collapse; width: 100%; margin: 8px 0; font-size: 14px; }
-  th, td { text-align: left; border-bottom: 1px solid #eaeef2; padding: 4px 6px; vertical-align: top; }
-  pre { background: #f6f8fa; padding: 8px; overflow: auto; font-size: 13px; }
-</style>
+<title>${escapeAttribute(title)}</title>
 </head>
 <body>
-<header><h1>Drive external API v1</h1><div>Machine-readable: <a style="color:#fff" href="openapi.json">openapi.json</a></div></header>
-<main id="root">Loading…</main>
-<script>
-const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-function resolve(doc, schema) {
-  if (schema && schema.$ref) return doc.components.schemas[schema.$ref.split("/").pop()];
-  return schema;
-}
-function example(doc, schema, depth = 0) {
-  schema = resolve(doc, schema);
-  if (!schema || depth > 6) return null;
-  if (schema.example !== undefined) return schema.example;
-  if (schema.anyOf) return example(doc, schema.anyOf[0], depth + 1);
-  if (schema.type === "object" || schema.properties) {
-    const out = {};
-    for (const [k, v] of Object.entries(schema.properties ?? {})) out[k] = example(doc, v, depth + 1);
-    return out;
-  }
-  if (schema.type === "array") return [example(doc, schema.items, depth + 1)];
-  if (schema.enum) return schema.enum[0];
-  if (schema.const !== undefined) return schema.const;
-  return { string: "string", integer: 0, number: 0, boolean: true, null: null }[Array.isArray(schema.type) ? schema.type[0] : schema.type] ?? null;
-}
-function render(doc) {
-  const byTag = {};
-  for (const [path, ops] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(ops)) {
-      const tag = (op.tags ?? ["Other"])[0];
-      (byTag[tag] ??= []).push({ path, method, op });
-    }
-  }
-  let html = "";
-  for (const tag of Object.keys(byTag).sort()) {
-    html += "<h2>" + esc(tag) + "</h2>";
-    for (const { path, method, op } of byTag[tag]) {
-      html += '<details><summary><span class="m ' + method + '">' + method + '</span><span class="p">' + esc(path) + "</span><span>" + esc(op.summary) + "</span></summary><div class=body>";
-      if (op.description) html += "<p>" + esc(op.description) + "</p>";
-      const params = op.parameters ?? [];
-      if (params.length) {
-        html += "<table><tr><th>Parameter</th><th>In</th><th>Required</th><th>Description</th></tr>";
-        for (const p of params) html += "<tr><td><code>" + esc(p.name) + "</code></td><td>" + esc(p.in) + "</td><td>" + (p.required ? "yes" : "no") + "</td><td>" + esc(p.description ?? p.schema?.description ?? "") + "</td></tr>";
-        html += "</table>";
-      }
-      const body = op.requestBody?.content;
-      if (body) {
-        for (const [type, media] of Object.entries(body)) {
-          html += "<p>Request body <code>" + esc(type) + "</code></p><pre>" + esc(JSON.stringify(example(doc, media.schema), null, 2)) + "</pre>";
-        }
-      }
-      html += "<table><tr><th>Status</th><th>Meaning</th></tr>";
-      for (const [status, res] of Object.entries(op.responses ?? {})) html += "<tr><td>" + esc(status) + "</td><td>" + esc(res.description) + "</td></tr>";
-      html += "</table></div></details>";
-    }
-  }
-  document.getElementById("root").innerHTML = html;
-}
-fetch("openapi.json").then((r) => r.json()).then(render).catch((e) => {
-  document.getElementById("root").textContent = "Could not load openapi.json: " + e;
-});
-</script>
+<noscript>This page needs JavaScript. The documents themselves: ${
+    sources.map((s) => `<a href="${escapeAttribute(s.url)}">${escapeAttribute(s.title)}</a>`)
+      .join(", ")
+  }.</noscript>
+<script id="api-reference" data-configuration="${
+    escapeAttribute(JSON.stringify(configuration))
+  }"></script>
+<script src="${SCALAR_SCRIPT_PATH}"></script>
 </body>
 </html>`;
+}
+
+/** Answers the page with its security headers. */
+export function apiDocsResponse(
+  c: Context,
+  title: string,
+  sources: readonly DocsSource[],
+): Response {
+  return c.html(apiDocsHtml(title, sources), 200, {
+    "content-security-policy": CONTENT_SECURITY_POLICY,
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+  });
+}

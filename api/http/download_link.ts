@@ -21,14 +21,22 @@ const DOWNLOAD_PATHS: Record<DownloadToken["kind"], string> = {
 /** The first request's success response: `{ linkUrl }`. */
 export function downloadLinkOk(kind: DownloadToken["kind"]) {
   return jsonOk(
-    z.object({ linkUrl: z.string().openapi({ example: `${DOWNLOAD_PATHS[kind]}?dt=...` }) }),
+    z.object({
+      linkUrl: z.string().describe("The one-time download URL; it needs no API key").openapi({
+        example: `${DOWNLOAD_PATHS[kind]}?dt=...`,
+      }),
+    }),
     `A server-relative link valid for ${DOWNLOAD_TOKEN_TTL_MS / 60_000} minutes`,
   );
 }
 
 /** The second request's query, as documented: the token. */
 export const DownloadTokenQuery = z.object({
-  dt: z.string().openapi({ ...queryParam("dt"), description: "Token" }),
+  dt: z.string().openapi({
+    ...queryParam("dt"),
+    description: "The one-time download token of linkUrl",
+    example: "dt_4f3c2b1a",
+  }),
 });
 
 /**

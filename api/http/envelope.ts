@@ -2,6 +2,7 @@
 import type { Context, TypedResponse } from "hono";
 import type { JSONParsed } from "hono/utils/types";
 import { ERROR_CATALOG, type ErrorCode } from "../../kv/errors.ts";
+import { jsonResponse } from "./json_response.ts";
 
 const STATUS_TEXT: Record<number, string> = { 200: "OK", 201: "Created" };
 
@@ -26,7 +27,8 @@ export function ok<T>(c: Context, data: T, status: 200 | 201 = 200): OkResponse<
     message: STATUS_TEXT[status],
     data,
   };
-  return c.json<OkEnvelope<T>, 200 | 201>(envelope, status);
+  // With its Content-Length, which the request log reads (api/http/json_response.ts).
+  return jsonResponse(c, envelope, status) as OkResponse<T>;
 }
 
 export interface ErrorEnvelope {

@@ -6,7 +6,11 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { BlobNotFoundError } from "../../blobs/store.ts";
 import { DriveError } from "../../kv/errors.ts";
+import { driveLogger } from "../ops/logging.ts";
 import { errorEnvelope } from "./envelope.ts";
+import { jsonResponse } from "./json_response.ts";
+
+const log = driveLogger("http");
 
 export function toDriveError(err: unknown): DriveError {
   if (err instanceof DriveError) return err;
@@ -24,20 +28,25 @@ export function toDriveError(err: unknown): DriveError {
   if (err instanceof BlobNotFoundError) {
     return new DriveError("SERVICE_002", "The content changed while it was read; retry");
   }
-  console.error("unexpected error:", err);
+  // The request id comes with the logging context (api/ops/request_log.ts).
+  log.error("unexpected error", {
+    error: String(err),
+    stack: err instanceof Error ? err.stack : undefined,
+  });
   return new DriveError("SERVICE_001", "Internal error");
 }
 
 /** onError of the external API: the JSON error envelope. */
 export function externalApiError(err: unknown, c: Context) {
   const e = toDriveError(err);
-  return c.json(errorEnvelope(e.code, e.message), e.status as 400);
+  return jsonResponse(c, errorEnvelope(e.code, e.message), e.status as 400);
 }
 
 /** onError of the admin API: {error, message}. */
 export function adminApiError(err: unknown, c: Context) {
   const e = toDriveError(err);
-  return c.json(
+  return jsonResponse(
+    c,
     { error: e.code, message: e.message, ...(e.field ? { field: e.field } : {}) },
     e.status as 400,
   );

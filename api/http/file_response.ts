@@ -53,6 +53,11 @@ export interface FileResponseOptions {
   disposition: "attachment" | "inline";
   /** Defaults to the file's stored type. */
   contentType?: string;
+  /**
+   * For bytes that are not the file's current content (a stored version): called when the blob
+   * is gone, instead of sending whatever the file holds now; it throws the error to answer.
+   */
+  blobGone?: (err: BlobNotFoundError) => Promise<never>;
 }
 
 export async function sendFile(
@@ -104,6 +109,7 @@ export async function sendFile(
   } catch (err) {
     // The content was replaced (its old blob deleted) since the file was looked up: send the
     // new content. A blob missing from an unchanged file is a real fault and is thrown.
+    if (err instanceof BlobNotFoundError && opts.blobGone) await opts.blobGone(err);
     if (!(err instanceof BlobNotFoundError) || attempt >= 3) throw err;
     const now = await getResource(d.kv, file.rs);
     if (!now || now.trashedAt !== null) fail("RESOURCE_002", `No file with seq ${file.rs}`);

@@ -3,6 +3,9 @@
  * produce the OpenAPI document, so the two cannot drift.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+// The generator @hono/zod-openapi itself uses (same pinned version): tells a component from an
+// inline schema.
+import { getRefId } from "@asteasolutions/zod-to-openapi";
 import type { Env } from "hono";
 import { ERROR_CATALOG, type ErrorCode, fail } from "../../kv/errors.ts";
 
@@ -26,19 +29,33 @@ export function newOpenApiApp<E extends Env>(): OpenAPIHono<E> {
 }
 
 export const ErrorEnvelopeSchema = z.object({
-  result: z.literal(false),
-  code: z.number().int().openapi({ description: "HTTP status" }),
-  message: z.string(),
-  errorCode: z.string().openapi({ example: "RESOURCE_002" }),
-  data: z.null(),
-}).openapi("ErrorEnvelope");
+  result: z.literal(false).describe("Always false on an error"),
+  code: z.number().int().describe("The HTTP status, repeated").openapi({ example: 404 }),
+  message: z.string().describe("What went wrong, in words").openapi({
+    example: "No such file or folder (or it is in the trash)",
+  }),
+  errorCode: z.string().describe("The catalog code (docs/errors.md)").openapi({
+    example: "RESOURCE_002",
+  }),
+  data: z.null().describe("Always null on an error"),
+}).openapi("ErrorEnvelope", { description: "A drive API error: the catalog code and a message" });
 
-export function envelopeOf<T extends z.ZodTypeAny>(data: T, status: 200 | 201 = 200) {
+/**
+ * The success envelope around `data`. An inline `data` schema gets `description`; a component
+ * keeps its own (describing it here would replace the component's description everywhere).
+ */
+export function envelopeOf<T extends z.ZodTypeAny>(
+  data: T,
+  status: 200 | 201 = 200,
+  description = "The answer",
+) {
   return z.object({
-    result: z.literal(true),
-    code: z.literal(status),
-    message: z.string().openapi({ example: status === 201 ? "Created" : "OK" }),
-    data,
+    result: z.literal(true).describe("Always true on a success"),
+    code: z.literal(status).describe("The HTTP status, repeated"),
+    message: z.string().describe("A short word on the outcome").openapi({
+      example: status === 201 ? "Created" : "OK",
+    }),
+    data: (getRefId(data) || data.description ? data : data.describe(description)) as T,
   });
 }
 
@@ -56,7 +73,7 @@ export function jsonOk<T extends z.ZodTypeAny>(
   return {
     [status]: {
       description,
-      content: { "application/json": { schema: envelopeOf(data, status) } },
+      content: { "application/json": { schema: envelopeOf(data, status, description) } },
     },
   } as {
     [K in typeof status]: {
@@ -68,27 +85,40 @@ export function jsonOk<T extends z.ZodTypeAny>(
 
 /**
  * Error response entries for the given codes, grouped by HTTP status, each listing its codes
- * and meanings. Every route adds the authentication and validation codes, and REQUEST_002: any
- * request may carry a body, and one over the limit is refused before the route runs.
+ * and meanings, answered in `schema` (the drive envelope or the admin API's error object).
  */
-export function errorResponses(...codes: ErrorCode[]) {
-  const all: ErrorCode[] = ["REQUEST_001", "REQUEST_002", "AUTH_001", "AUTH_002", ...codes];
+export function errorResponsesWith<S extends z.ZodTypeAny>(schema: S, codes: ErrorCode[]) {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set(all)) {
+  for (const code of new Set(codes)) {
     const status = ERROR_CATALOG[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const out: Record<
     number,
-    { description: string; content: { "application/json": { schema: typeof ErrorEnvelopeSchema } } }
+    { description: string; content: { "application/json": { schema: S } } }
   > = {};
   for (const [status, list] of byStatus) {
     out[status] = {
       description: list.map((c) => `${c}: ${ERROR_CATALOG[c].meaning}`).join("; "),
-      content: { "application/json": { schema: ErrorEnvelopeSchema } },
+      content: { "application/json": { schema } },
     };
   }
   return out;
+}
+
+/**
+ * Error response entries of a drive API route. Every route adds the authentication and
+ * validation codes, and REQUEST_002: any request may carry a body, and one over the limit is
+ * refused before the route runs.
+ */
+export function errorResponses(...codes: ErrorCode[]) {
+  return errorResponsesWith(ErrorEnvelopeSchema, [
+    "REQUEST_001",
+    "REQUEST_002",
+    "AUTH_001",
+    "AUTH_002",
+    ...codes,
+  ]);
 }
 
 /** The OpenAPI metadata placing a parameter in the query string under `name`. */
@@ -101,10 +131,12 @@ export const queryParam = (name: string) => ({ param: { name, in: "query" as con
 const seqString = (message: string) =>
   z.string({ error: message }).regex(/^[1-9]\d{0,15}$/, message).transform(Number);
 
-export const seqParam = (name: string) =>
+/** A seq in the path; `description` says whose (the caller may refine it with .describe()). */
+export const seqParam = (name: string, description = `The ${name} (a positive integer)`) =>
   seqString(`${name} must be a positive integer`).openapi({
     param: { name, in: "path" },
     type: "integer",
+    description,
     example: 1,
   });
 
@@ -112,8 +144,9 @@ export const optionalSeq = (description: string, name = "ss") =>
   seqString(`${name} must be a positive integer`).optional().openapi({
     type: "integer",
     description,
+    example: 2,
   });
 
 /** Request-body seq fields are JSON numbers; null means "not given". */
 export const bodySeq = (description: string) =>
-  z.number().int().positive().nullish().openapi({ description });
+  z.number().int().positive().nullish().openapi({ description, example: 3 });

@@ -11,32 +11,32 @@ import { type Resource, toIso } from "../../kv/tree/resources.ts";
 export const ShareTypeSchema = z.enum(["SPECIFIC_USERS", "ORG_LINK", "PUBLIC_LINK"]);
 
 export const PermissionsSchema = z.object({
-  canView: z.boolean(),
-  canEdit: z.boolean(),
-  canDownload: z.boolean(),
-  canUpload: z.boolean(),
-  canShare: z.boolean(),
-  canDelete: z.boolean(),
-}).openapi("Permissions");
+  canView: z.boolean().describe("May see it"),
+  canEdit: z.boolean().describe("May change it (and delete it)"),
+  canDownload: z.boolean().describe("May download it"),
+  canUpload: z.boolean().describe("May upload into it"),
+  canShare: z.boolean().describe("May share it"),
+  canDelete: z.boolean().describe("May move it to the trash"),
+}).openapi("Permissions", { description: "What the caller may do with the resource" });
 
 export const ResourceItemSchema = z.object({
-  resourceSeq: z.number().int(),
-  name: z.string(),
-  type: z.enum(["FILE", "FOLDER"]),
+  resourceSeq: z.number().int().describe("The file or folder's seq"),
+  name: z.string().describe("The file or folder's name"),
+  type: z.enum(["FILE", "FOLDER"]).describe("FILE or FOLDER"),
   size: z.number().int().openapi({ description: "Bytes of the current content; 0 for folders" }),
-  contentType: z.string().nullable(),
+  contentType: z.string().nullable().describe("The file's media type; null for folders"),
   parentSeq: z.number().int().nullable().openapi({
     description: "Parent folder seq; null at the drive root",
   }),
-  ownerSeq: z.number().int(),
+  ownerSeq: z.number().int().describe("The owner's user seq"),
   version: z.number().int().openapi({
     description: "Content version, increases on every content change",
   }),
-  sha256: z.string().nullable(),
-  createdAt: z.string().openapi({ format: "date-time" }),
-  updatedAt: z.string().openapi({ format: "date-time" }),
-  permissions: PermissionsSchema.optional(),
-}).openapi("ResourceItem");
+  sha256: z.string().nullable().describe("SHA-256 of the content, hex"),
+  createdAt: z.string().openapi({ format: "date-time" }).describe("Created, ISO 8601"),
+  updatedAt: z.string().openapi({ format: "date-time" }).describe("Last change, ISO 8601"),
+  permissions: PermissionsSchema.optional().describe("What the caller may do"),
+}).openapi("ResourceItem", { description: "A file or folder" });
 
 export type ResourceItem = z.infer<typeof ResourceItemSchema>;
 
@@ -75,9 +75,9 @@ export const SsQuery = z.object({
 
 /** `data` of create folder, upload and copy: the new resource and the name it got. */
 export const CreatedResourceSchema = z.object({
-  resourceSeq: z.number().int(),
-  resourceName: z.string(),
-}).openapi("CreatedResource");
+  resourceSeq: z.number().int().describe("The file or folder's seq"),
+  resourceName: z.string().describe("The name it got (may differ after a name clash)"),
+}).openapi("CreatedResource", { description: "The new file or folder and the name it got" });
 
 export function toCreatedResource(r: Resource): z.infer<typeof CreatedResourceSchema> {
   return { resourceSeq: r.rs, resourceName: r.name };
@@ -85,9 +85,11 @@ export function toCreatedResource(r: Resource): z.infer<typeof CreatedResourceSc
 
 /** `data` of file and folder delete: what went to the trash, and when. */
 export const TrashedResourceSchema = z.object({
-  resourceSeq: z.number().int(),
-  trashedAt: z.string().openapi({ format: "date-time" }),
-}).openapi("TrashedResource");
+  resourceSeq: z.number().int().describe("The trashed file or folder"),
+  trashedAt: z.string().openapi({ format: "date-time" }).describe(
+    "When it went to the trash, ISO 8601",
+  ),
+}).openapi("TrashedResource", { description: "What went to the trash, and when" });
 
 /** `r` just moved to the trash. */
 export function toTrashedResource(r: Resource): z.infer<typeof TrashedResourceSchema> {

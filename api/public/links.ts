@@ -3,9 +3,10 @@
  * No API key: the link token is the credential, plus an access token (header X-Link-Access or
  * query `access`) once a password-protected link was unlocked. Same envelopes as the external
  * API. Only PUBLIC_LINK shares open here; anything outside the shared subtree is RESOURCE_002.
+ * Its OpenAPI document is GET /public/v1/openapi.json.
  */
-import { type Context, Hono, type Next } from "hono";
-import { z } from "@hono/zod-openapi";
+import type { Context, Next } from "hono";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import { listChildren, type Resource, toIso } from "../../kv/tree/resources.ts";
@@ -18,12 +19,25 @@ import {
   resolveLinkToken,
   resourceInLink,
 } from "../../kv/sharing/share_links.ts";
+import { setActor } from "../../lib/request_facts.ts";
+import { sha256Hex } from "../../lib/secrets.ts";
 import { limitBody } from "../http/body_limit.ts";
 import { clientOf } from "../http/client_address.ts";
 import { errorEnvelope, ok } from "../http/envelope.ts";
+import { recordDownload, recordLinkOpen } from "../../kv/events/log.ts";
 import { sendFile } from "../http/file_response.ts";
 import { externalApiError } from "../http/errors.ts";
-import { toResourceItem } from "../http/schemas.ts";
+import {
+  ErrorEnvelopeSchema,
+  errorResponsesWith,
+  jsonBody,
+  jsonOk,
+  newOpenApiApp,
+  queryParam,
+  seqParam,
+} from "../http/openapi.ts";
+import { ShareTypeSchema, toResourceItem } from "../http/schemas.ts";
+import type { ErrorCode } from "../../kv/errors.ts";
 import { seqFromPath, validJson, validQuery } from "../http/validate.ts";
 
 export const PUBLIC_LINKS_BASE = "/public/v1";
@@ -40,6 +54,170 @@ function publicItem(r: Resource) {
   return { resourceSeq, name, type, size, contentType, updatedAt };
 }
 
+// ---------------------------------------------------------------- the document
+// The handlers validate by hand (the password route reads no body before its throttle check)
+// with these schemas; the declarations document them.
+
+const PublicItemSchema = z.object({
+  resourceSeq: z.number().int().describe("The file or folder's seq").openapi({ example: 12 }),
+  name: z.string().describe("Its name").openapi({ example: "Q1 report.pdf" }),
+  type: z.enum(["FILE", "FOLDER"]).describe("File or folder"),
+  size: z.number().int().describe("Bytes of the current content; 0 for folders"),
+  contentType: z.string().nullable().describe("The file's media type; null for folders"),
+  updatedAt: z.string().describe("Last change, ISO 8601").openapi({ format: "date-time" }),
+}).openapi("PublicItem", { description: "What a link shows of a file or folder" });
+
+const LinkPermissionsSchema = z.object({
+  canView: z.boolean().describe("The link shows the resource"),
+  canDownload: z.boolean().describe("Files may be downloaded"),
+  canEdit: z.boolean().describe("The link grants editing"),
+  canUpload: z.boolean().describe("The link grants uploading into the folder"),
+}).openapi("LinkPermissions", { description: "What the link allows" });
+
+const LinkInfoSchema = z.object({
+  shareType: ShareTypeSchema.describe("The share's type (PUBLIC_LINK here)"),
+  passwordRequired: z.boolean().describe(
+    "The link is password-protected: unlock it with POST /links/{token}/access first",
+  ),
+  expireDate: z.string().nullable().describe("When the link stops working; null: never"),
+  resource: PublicItemSchema.optional().describe("The shared file or folder, once unlocked"),
+  permissions: LinkPermissionsSchema.optional().describe("What it allows, once unlocked"),
+}).openapi("LinkInfo", { description: "A link's kind, and its resource once it is unlocked" });
+
+const AccessBody = z.object({
+  password: z.string().max(128).describe("The link's password").openapi({ example: "s3cret" }),
+}).strict();
+
+const AccessGrantSchema = z.object({
+  accessToken: z.string().describe("Send as X-Link-Access (or ?access=) on the next requests"),
+  expiresAt: z.string().describe("When the access token expires, ISO 8601"),
+}).openapi("LinkAccess", { description: "An access token for a password-protected link" });
+
+const ItemsQuery = z.object({
+  folderSeq: z.coerce.number().int().positive().optional().openapi({
+    ...queryParam("folderSeq"),
+    description: "A folder inside the shared folder; omitted = the shared folder itself",
+    example: 12,
+  }),
+  cursor: z.string().max(500).optional().openapi({
+    ...queryParam("cursor"),
+    description: "The cursor of the previous page",
+    example: "eyJuIjoiYiJ9",
+  }),
+});
+
+const ItemsPageSchema = z.object({
+  folder: PublicItemSchema.describe("The folder listed"),
+  path: z.array(z.object({
+    resourceSeq: z.number().int().describe("A folder's seq"),
+    name: z.string().describe("Its name"),
+  })).describe("The folders from the shared folder down to this one"),
+  items: z.array(PublicItemSchema).describe("The folder's files and folders, by name"),
+  cursor: z.string().nullable().describe("Send as cursor for the next page; null: no more"),
+}).openapi("LinkFolderPage", { description: "One page of a shared folder" });
+
+const TokenParam = z.string().regex(LINK_TOKEN_SHAPE).openapi({
+  param: { name: "token", in: "path" },
+  description: "The link token: the last segment of the link's URL /s/{token}",
+  example: "Xy7_k2Lq9mP0aBcD",
+});
+
+/** The link's access token, from POST .../access, for password-protected links. */
+const AccessParams = {
+  header: z.object({
+    "x-link-access": z.string().optional().openapi({
+      param: { name: "x-link-access", in: "header" },
+      description: "The access token of an unlocked password-protected link",
+      example: "la_3nV8q",
+    }),
+  }),
+};
+const accessQuery = z.string().optional().openapi({
+  ...queryParam("access"),
+  description: "The access token, for links the browser opens directly (downloads)",
+  example: "la_3nV8q",
+});
+
+const linkErrors = (...codes: ErrorCode[]) =>
+  errorResponsesWith(ErrorEnvelopeSchema, ["REQUEST_001", "REQUEST_002", "SHARE_007", ...codes]);
+
+const PUBLIC_LINK_ROUTES = [
+  createRoute({
+    method: "get",
+    path: "/links/{token}",
+    tags: ["Share links"],
+    operationId: "getLink",
+    summary: "Open a link: its kind, and its file or folder once unlocked",
+    request: { params: z.object({ token: TokenParam }), ...AccessParams },
+    responses: {
+      ...jsonOk(LinkInfoSchema, "The link"),
+      ...linkErrors("LINK_003", "LINK_005"),
+    },
+  }),
+  createRoute({
+    method: "post",
+    path: "/links/{token}/access",
+    tags: ["Share links"],
+    operationId: "unlockLink",
+    summary: "Unlock a password-protected link: an access token for the next requests",
+    request: { params: z.object({ token: TokenParam }), body: jsonBody(AccessBody) },
+    responses: {
+      ...jsonOk(AccessGrantSchema, "Unlocked"),
+      ...linkErrors("REQUEST_003", "REQUEST_005", "LINK_001", "LINK_002", "LINK_005"),
+    },
+  }),
+  createRoute({
+    method: "get",
+    path: "/links/{token}/items",
+    tags: ["Share links"],
+    operationId: "listLinkItems",
+    summary: "List a folder of a shared folder, a page of up to 200 items",
+    request: {
+      params: z.object({ token: TokenParam }),
+      query: ItemsQuery.extend({ access: accessQuery }),
+      ...AccessParams,
+    },
+    responses: {
+      ...jsonOk(ItemsPageSchema, "A page of the folder"),
+      ...linkErrors("LINK_003", "LINK_004", "LINK_005", "RESOURCE_002", "RESOURCE_005"),
+    },
+  }),
+  createRoute({
+    method: "get",
+    path: "/links/{token}/files/{rs}/download",
+    tags: ["Share links"],
+    operationId: "downloadLinkFile",
+    summary: "Download a file of the link (the file itself, or one inside the shared folder)",
+    request: {
+      params: z.object({
+        token: TokenParam,
+        rs: seqParam("rs").describe("The file's seq (resourceSeq of the listing)"),
+      }),
+      query: z.object({ access: accessQuery }),
+      ...AccessParams,
+    },
+    responses: {
+      200: {
+        description: "The file's bytes (Range requests answer 206)",
+        content: {
+          "application/octet-stream": {
+            schema: z.string().openapi({ format: "binary", description: "The content" }),
+          },
+        },
+      },
+      ...linkErrors(
+        "LINK_003",
+        "LINK_004",
+        "LINK_005",
+        "PERMISSION_004",
+        "RESOURCE_002",
+        "RESOURCE_006",
+        "RESOURCE_011",
+      ),
+    },
+  }),
+];
+
 function linkPermissions(link: AnonymousLink) {
   return {
     canView: link.flags.cv,
@@ -50,7 +228,7 @@ function linkPermissions(link: AnonymousLink) {
 }
 
 export function publicLinksApi(d: Deps) {
-  const app = new Hono();
+  const app = newOpenApiApp();
   app.onError(externalApiError);
   app.notFound(() => fail("REQUEST_004"));
   app.use("*", async (c, next) => {
@@ -64,6 +242,8 @@ export function publicLinksApi(d: Deps) {
     if (!LINK_TOKEN_SHAPE.test(c.req.param("token") ?? "")) {
       fail("SHARE_007", "No share link has this token (a link token is a short base64url string)");
     }
+    // For the request log (api/ops/): a digest prefix names the link, never the token.
+    setActor(c, { kind: "link", link: sha256Hex(c.req.param("token")!).slice(0, 12) });
     await next();
   };
   app.use("/links/:token", checkToken);
@@ -74,6 +254,7 @@ export function publicLinksApi(d: Deps) {
 
   app.get("/links/:token", async (c) => {
     const link = await describeLink(d.kv, c.req.param("token"), accessOf(c));
+    await recordLinkOpen(d.kv, link.share, link.resource, link.unlocked);
     return ok(c, {
       shareType: link.share.type,
       passwordRequired: link.passwordRequired,
@@ -100,7 +281,7 @@ export function publicLinksApi(d: Deps) {
     // Before the body is read: a client that must wait costs no parsing and no password hash.
     const wait = await passwordRetryAfter(d.kv, share.shareSeq, client);
     if (wait > 0) return tooMany(wait);
-    const body = await validJson(c, z.object({ password: z.string().max(128) }).strict());
+    const body = await validJson(c, AccessBody);
     const granted = await grantLinkAccess(d.kv, share, body.password, client);
     if ("retryAfter" in granted) return tooMany(granted.retryAfter);
     return ok(c, { accessToken: granted.accessToken, expiresAt: toIso(granted.expiresAt) });
@@ -108,13 +289,7 @@ export function publicLinksApi(d: Deps) {
 
   app.get("/links/:token/items", async (c) => {
     const link = await requireLinkAccess(d.kv, c.req.param("token"), accessOf(c));
-    const q = validQuery(
-      c,
-      z.object({
-        folderSeq: z.coerce.number().int().positive().optional(),
-        cursor: z.string().max(500).optional(),
-      }),
-    );
+    const q = validQuery(c, ItemsQuery);
     if (link.resource.type !== "FOLDER") {
       fail("RESOURCE_005", "This link is to a file, not a folder", "folderSeq");
     }
@@ -146,8 +321,20 @@ export function publicLinksApi(d: Deps) {
       fail("RESOURCE_006", `Resource ${resource.rs} is a folder`, "rs");
     }
     if (!link.flags.cd) fail("PERMISSION_004", "This link does not allow downloads");
+    await recordDownload(d.kv, resource, "link", null);
     return await sendFile(c, d, resource, { disposition: "attachment" });
   });
 
+  for (const route of PUBLIC_LINK_ROUTES) app.openAPIRegistry.registerPath(route);
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Drive public share-link API",
+      version: "v1",
+      description: "What the share-link page (/s/{token}) calls: no API key, the link token " +
+        "is the credential. Errors answer the drive API's envelope with a code of docs/errors.md.",
+    },
+    servers: [{ url: PUBLIC_LINKS_BASE }],
+  });
   return app;
 }

@@ -2,6 +2,7 @@
 import { commit, commitWithRetry, CONFLICT, nextSeq } from "../db.ts";
 import { fail } from "../errors.ts";
 import { tenantKey } from "../keys.ts";
+import { bumpIdentityEpoch } from "./cache.ts";
 
 export type ShareType = "SPECIFIC_USERS" | "ORG_LINK" | "PUBLIC_LINK";
 
@@ -24,6 +25,11 @@ export interface Tenant {
   name: string;
   createdAt: string;
   sharePolicy: SharePolicy;
+  /**
+   * When an administrator disabled the tenant (null: enabled). A disabled tenant's data is kept,
+   * but its users' API keys, adapters and share links stop working (kv/identity/users.ts).
+   */
+  disabledAt: string | null;
 }
 
 export function defaultSharePolicy(): SharePolicy {
@@ -60,12 +66,15 @@ interface StoredTypePolicy {
   allowed?: boolean;
   maxPermissions?: string[];
 }
-interface StoredTenant extends Omit<Tenant, "sharePolicy"> {
+export interface StoredTenant extends Omit<Tenant, "sharePolicy" | "disabledAt"> {
   sharePolicy?: Partial<Record<ShareType, StoredTypePolicy>>;
+  /** Absent on records written before tenants could be disabled: enabled. */
+  disabledAt?: string | null;
 }
 
-function fromStored(t: StoredTenant): Tenant {
-  return { ...t, sharePolicy: normalizePolicy(t.sharePolicy) };
+/** A stored tenant as this version reads it (the policy normalized, disabledAt present). */
+export function fromStored(t: StoredTenant): Tenant {
+  return { ...t, sharePolicy: normalizePolicy(t.sharePolicy), disabledAt: t.disabledAt ?? null };
 }
 
 export async function createTenant(kv: Deno.Kv, name: string): Promise<Tenant> {
@@ -75,6 +84,7 @@ export async function createTenant(kv: Deno.Kv, name: string): Promise<Tenant> {
     name,
     createdAt: new Date().toISOString(),
     sharePolicy: defaultSharePolicy(),
+    disabledAt: null,
   };
   await kv.set(tenantKey(id), tenant);
   return tenant;
@@ -106,8 +116,40 @@ export function updateTenant(
     const cur = await kv.get<StoredTenant>(tenantKey(id));
     if (!cur.value) fail("TENANT_001", `No tenant with id ${id}`);
     const next = fromStored({ ...cur.value, ...patch });
-    return (await commit(kv.atomic().check(cur).set(tenantKey(id), next))) === true
-      ? next
-      : CONFLICT;
+    // Every change of a tenant record moves the identity epoch: cached facts go (cache.ts).
+    const op = bumpIdentityEpoch(kv.atomic().check(cur).set(tenantKey(id), next));
+    return (await commit(op)) === true ? next : CONFLICT;
   });
+}
+
+/**
+ * Disables (keeping the data) or enables a tenant. Idempotent: disabling a disabled tenant keeps
+ * its first disabledAt.
+ */
+export function setTenantDisabled(kv: Deno.Kv, id: number, disabled: boolean): Promise<Tenant> {
+  return commitWithRetry(async () => {
+    const cur = await kv.get<StoredTenant>(tenantKey(id));
+    if (!cur.value) fail("TENANT_001", `No tenant with id ${id}`, "tenantId");
+    const was = fromStored(cur.value);
+    const next: Tenant = {
+      ...was,
+      disabledAt: disabled ? (was.disabledAt ?? new Date().toISOString()) : null,
+    };
+    const op = bumpIdentityEpoch(kv.atomic().check(cur).set(tenantKey(id), next));
+    return (await commit(op)) === true ? next : CONFLICT;
+  });
+}
+
+/** Adds to `op` removing a tenant's record (its users are gone first: kv/lifecycle/). */
+export function dropTenantRecord(
+  op: Deno.AtomicOperation,
+  entry: Deno.KvEntryMaybe<unknown>,
+  id: number,
+) {
+  bumpIdentityEpoch(op.check(entry).delete(tenantKey(id)));
+}
+
+/** The tenant's stored entry (for a versionstamp check). */
+export function getTenantEntry(kv: Deno.Kv, id: number) {
+  return kv.get<unknown>(tenantKey(id));
 }

@@ -4,8 +4,16 @@
  */
 import { commit, commitWithRetry, CONFLICT, getManyValues, nextSeq } from "../db.ts";
 import { fail } from "../errors.ts";
-import { requireTenant } from "./tenants.ts";
-import { userByAccountKey, userByEmailKey, userByTenantKey, userKey } from "../keys.ts";
+import { getTenant, requireTenant } from "./tenants.ts";
+import { bumpIdentityEpoch } from "./cache.ts";
+import type { FactCache } from "../deps.ts";
+import {
+  userByAccountKey,
+  userByEmailKey,
+  userByTenantKey,
+  userKey,
+  userTermKey,
+} from "../keys.ts";
 
 export interface User {
   userSeq: number;
@@ -15,6 +23,11 @@ export interface User {
   name: string;
   quotaBytes: number;
   createdAt: string;
+  /**
+   * When an administrator disabled the user (null or absent: enabled; absent on records written
+   * before users could be disabled). Data is kept; API keys, adapters and links stop working.
+   */
+  disabledAt?: string | null;
 }
 
 /** Who a request acts as, as the domain sees it: a user and the tenant they belong to. */
@@ -22,11 +35,11 @@ export type Caller = Pick<User, "userSeq" | "tenantId">;
 
 export async function createUser(
   kv: Deno.Kv,
-  input: Omit<User, "userSeq" | "createdAt">,
+  input: Omit<User, "userSeq" | "createdAt" | "disabledAt">,
 ): Promise<User> {
   await requireTenant(kv, input.tenantId);
   const userSeq = await nextSeq(kv, "user");
-  const user: User = { userSeq, ...input, createdAt: new Date().toISOString() };
+  const user: User = { userSeq, ...input, createdAt: new Date().toISOString(), disabledAt: null };
   return commitWithRetry(async () => {
     const [acc, mail] = await kv.getMany([
       userByAccountKey(user.accountId),
@@ -42,7 +55,8 @@ export async function createUser(
         .set(userKey(userSeq), user)
         .set(userByAccountKey(user.accountId), userSeq)
         .set(userByEmailKey(user.email), userSeq)
-        .set(userByTenantKey(user.tenantId, userSeq), true),
+        .set(userByTenantKey(user.tenantId, userSeq), true)
+        .mutate(...termMutations(null, user)),
     );
     return ok === true ? user : CONFLICT;
   });
@@ -98,7 +112,9 @@ export function updateUser(
     const cur = await kv.get<User>(userKey(userSeq));
     if (!cur.value) fail("USER_001", `No user with seq ${userSeq}`);
     const next: User = { ...cur.value, ...patch };
-    const op = kv.atomic().check(cur).set(userKey(userSeq), next);
+    // Every change of a user record moves the identity epoch: cached facts go (cache.ts).
+    const op = bumpIdentityEpoch(kv.atomic().check(cur).set(userKey(userSeq), next))
+      .mutate(...termMutations(cur.value, next));
     if (patch.email !== undefined && patch.email.toLowerCase() !== cur.value.email.toLowerCase()) {
       const taken = await kv.get(userByEmailKey(patch.email));
       if (taken.value !== null) {
@@ -111,4 +127,128 @@ export function updateUser(
     }
     return (await commit(op)) === true ? next : CONFLICT;
   });
+}
+
+/**
+ * Disables (keeping the data) or enables a user. Idempotent: disabling a disabled user keeps the
+ * first disabledAt.
+ */
+export function setUserDisabled(kv: Deno.Kv, userSeq: number, disabled: boolean): Promise<User> {
+  return commitWithRetry(async () => {
+    const cur = await kv.get<User>(userKey(userSeq));
+    if (!cur.value) fail("USER_001", `No user with seq ${userSeq}`, "userSeq");
+    const next: User = {
+      ...cur.value,
+      disabledAt: disabled ? (cur.value.disabledAt ?? new Date().toISOString()) : null,
+    };
+    const op = bumpIdentityEpoch(kv.atomic().check(cur).set(userKey(userSeq), next));
+    return (await commit(op)) === true ? next : CONFLICT;
+  });
+}
+
+/**
+ * Why `user` may not act right now: "user 7 is disabled" or "tenant 2 is disabled"; null when
+ * both are enabled. Every credential of a user (API key, adapter, share link) asks this.
+ */
+export async function accountDisabledReason(kv: Deno.Kv, user: User): Promise<string | null> {
+  if (user.disabledAt) return `user ${user.userSeq} is disabled`;
+  const tenant = await getTenant(kv, user.tenantId);
+  if (tenant?.disabledAt) return `tenant ${user.tenantId} is disabled`;
+  return null;
+}
+
+/** A user and why they may not act right now (`accountDisabledReason`; null: they may). */
+export interface UserStanding {
+  user: Readonly<User>;
+  disabled: string | null;
+}
+
+/**
+ * The standing of `userSeq` (null: no such user). With `cached` (the process's FactCache and the
+ * epoch a request read with its first record), from memory when it was loaded at that epoch or
+ * later (kv/identity/cache.ts): every user and tenant change moves the epoch, so the answer is
+ * the one a fresh read in the request's snapshot would give. Without, two reads.
+ */
+export function userStanding(
+  kv: Deno.Kv,
+  userSeq: number,
+  cached?: { cache: FactCache; epoch: bigint },
+): Promise<UserStanding | null> {
+  const load = async (): Promise<UserStanding | null> => {
+    const user = await getUser(kv, userSeq);
+    // Frozen: one cached object answers many requests.
+    return user && { user: Object.freeze(user), disabled: await accountDisabledReason(kv, user) };
+  };
+  return cached ? cached.cache.fact(cached.epoch, "user", userSeq, load) : load();
+}
+
+/**
+ * Adds to `op` removing a user's record and its index keys (the last step of deleting a user,
+ * kv/lifecycle/delete_account.ts), checked against `entry` so a concurrent change retries.
+ */
+export function dropUserRecords(op: Deno.AtomicOperation, entry: Deno.KvEntry<User>) {
+  const u = entry.value;
+  bumpIdentityEpoch(op);
+  op.check(entry)
+    .delete(userKey(u.userSeq))
+    .delete(userByAccountKey(u.accountId))
+    .delete(userByEmailKey(u.email))
+    .delete(userByTenantKey(u.tenantId, u.userSeq))
+    .mutate(...termMutations(u, null));
+}
+
+/** The user's entry (for a versionstamp check), or null. */
+export function getUserEntry(kv: Deno.Kv, userSeq: number) {
+  return kv.get<User>(userKey(userSeq));
+}
+
+// ---------------------------------------------------------------- search terms (user_term)
+
+/** Words of a display name indexed beyond the whole name; the rest are found by the name. */
+const MAX_NAME_WORDS = 8;
+
+/**
+ * The lowercase texts the admin search finds a user by, as prefixes: the accountId, the e-mail,
+ * the display name (its spaces collapsed) and each word of it ("ana" and "lima" find "Ana Lima").
+ */
+export function searchTermsOf(user: Pick<User, "accountId" | "email" | "name">): string[] {
+  const words = user.name.toLowerCase().split(/\s+/).filter(Boolean);
+  const name = words.join(" ");
+  const firstWords = words.slice(0, MAX_NAME_WORDS);
+  return [...new Set([user.accountId.toLowerCase(), user.email.toLowerCase(), name, ...firstWords])]
+    .filter((t) => t !== "");
+}
+
+/** The user_term keys to delete and set when a user goes from `before` to `after` (null: none). */
+function termMutations(before: User | null, after: User | null): Deno.KvMutation[] {
+  const old = new Set(before ? searchTermsOf(before) : []);
+  const now = new Set(after ? searchTermsOf(after) : []);
+  const seq = (after ?? before)!.userSeq;
+  return [
+    ...[...old].filter((t) => !now.has(t)).map((t): Deno.KvMutation => ({
+      type: "delete",
+      key: userTermKey(t, seq),
+    })),
+    ...[...now].filter((t) => !old.has(t)).map((t): Deno.KvMutation => ({
+      type: "set",
+      key: userTermKey(t, seq),
+      value: true,
+    })),
+  ];
+}
+
+/**
+ * Migration: users written before the admin search get their user_term keys. Each user in its
+ * own commit checked against the record, so a concurrent change (which writes its own terms)
+ * retries; setting a term that exists already changes nothing, so it is idempotent.
+ */
+export async function indexUserTerms(kv: Deno.Kv): Promise<void> {
+  for await (const e of kv.list<User>({ prefix: userKey() })) {
+    await commitWithRetry(async () => {
+      const cur = await kv.get<User>(e.key);
+      if (!cur.value) return;
+      const op = kv.atomic().check(cur).mutate(...termMutations(null, cur.value));
+      return (await commit(op)) === true ? undefined : CONFLICT;
+    });
+  }
 }

@@ -160,11 +160,25 @@ export async function accessIfVisible(
 export async function authorizeResourceAccess(
   kv: Deno.Kv,
   caller: Caller,
-  target: { rs: number; ss?: number | null; field?: string; type?: ResourceType },
+  target: {
+    rs: number;
+    ss?: number | null;
+    field?: string;
+    type?: ResourceType;
+    /**
+     * The resource and its ancestors up to the drive root, nearest first, when the caller has
+     * just read them (the provider resolves paths top-down by name): decided on that instead of
+     * reading them again. Omitted: `loadPath` reads them.
+     */
+    loaded?: LoadedPath;
+  },
   action: Action,
 ): Promise<Access> {
   const field = target.field ?? "resourceSeq";
-  const loaded = await loadPath(kv, target.rs);
+  if (target.loaded && target.loaded.path[0]?.rs !== target.rs) {
+    throw new Error(`authorizeResourceAccess: the path given is not the path of ${target.rs}`);
+  }
+  const loaded = target.loaded ?? await loadPath(kv, target.rs);
   if (!loaded || loaded.trashed) {
     fail("RESOURCE_002", `No file or folder with seq ${target.rs}`, field);
   }
@@ -199,7 +213,7 @@ export async function authorizeFolderTarget(
   caller: Caller,
   target: { pfs?: number | null; ss?: number | null },
   action: Action = "upload",
-): Promise<{ ownerSeq: number; parentRs: number | null; folder: Resource | null }> {
+): Promise<{ ownerSeq: number; parentRs: number | null; folder: Resource | null; depth: number }> {
   if (target.pfs == null) {
     assertSharingUser(
       caller,
@@ -207,7 +221,7 @@ export async function authorizeFolderTarget(
       "own drive root",
       "pfs is required when ss names another user",
     );
-    return { ownerSeq: caller.userSeq, parentRs: null, folder: null };
+    return { ownerSeq: caller.userSeq, parentRs: null, folder: null, depth: 0 };
   }
   const access = await authorizeResourceAccess(kv, caller, {
     rs: target.pfs,
@@ -219,6 +233,8 @@ export async function authorizeFolderTarget(
     ownerSeq: access.resource.ownerSeq,
     parentRs: access.resource.rs,
     folder: access.resource,
+    // How deep the folder is (1 = in the drive root), from the path just read: creates need it.
+    depth: access.path.length,
   };
 }
 

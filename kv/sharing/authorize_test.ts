@@ -354,7 +354,12 @@ domainTest("authorization decisions, by caller kind, ss and action", async (d, t
           });
           assert.equal(got, expectedRootTarget(k, ss));
           if (got === ALLOWED) {
-            assert.deepEqual(target, { ownerSeq: caller.userSeq, parentRs: null, folder: null });
+            assert.deepEqual(target, {
+              ownerSeq: caller.userSeq,
+              parentRs: null,
+              folder: null,
+              depth: 0,
+            });
           }
         });
       }

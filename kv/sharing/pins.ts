@@ -10,7 +10,9 @@
 import { accessIfVisible, authorizePin, type Caller } from "./authorize.ts";
 import { commit, commitWithRetry, CONFLICT, nextSeq } from "../db.ts";
 import { fail } from "../errors.ts";
-import { loadPath } from "../tree/resources.ts";
+import { getResource, loadPath, type Resource } from "../tree/resources.ts";
+import { eventActor } from "../events/actor.ts";
+import { appendEvent, eventResource } from "../events/log.ts";
 import { pinKey, pinsKey } from "../keys.ts";
 
 export const MAX_PINS = 3;
@@ -86,6 +88,7 @@ export async function addPin(
       .set(pinsKey(caller.userSeq), [...keepOnly(cur.value ?? [], live), pin])
       .set(pinKey(seq), caller.userSeq);
     for (const p of dead) op.delete(pinKey(p.pinnedFolderSeq));
+    appendPinEvent(op, "pin_added", pin, folder);
     return (await commit(op)) === true ? pin : CONFLICT;
   });
 }
@@ -106,6 +109,43 @@ export function removePin(kv: Deno.Kv, caller: Caller, pinnedFolderSeq: number):
     const op = kv.atomic().check(owner, cur)
       .set(pinsKey(caller.userSeq), pins.filter((p) => p.pinnedFolderSeq !== pinnedFolderSeq))
       .delete(pinKey(pinnedFolderSeq));
+    const pin = pins.find((p) => p.pinnedFolderSeq === pinnedFolderSeq)!;
+    appendPinEvent(op, "pin_removed", pin, await getResource(kv, pin.rs));
     return (await commit(op)) === true ? undefined : CONFLICT;
+  });
+}
+
+/**
+ * Removes every pin of a deleted user (the list and each pin's key) in one commit: a user has at
+ * most MAX_PINS. Idempotent.
+ */
+export async function dropPinsOf(kv: Deno.Kv, userSeq: number): Promise<void> {
+  const cur = await kv.get<Pin[]>(pinsKey(userSeq));
+  if (cur.value === null) return;
+  const op = kv.atomic().delete(pinsKey(userSeq));
+  for (const p of cur.value) op.delete(pinKey(p.pinnedFolderSeq));
+  await op.commit();
+}
+
+/** Adds a pin event to `op`; only the pinning user's feed shows it (kv/events/feed.ts). */
+function appendPinEvent(
+  op: Deno.AtomicOperation,
+  kind: "pin_added" | "pin_removed",
+  pin: Pin,
+  folder: Resource | null,
+) {
+  appendEvent(op, {
+    kind,
+    at: Date.now(),
+    tenantId: folder?.tenantId ?? null,
+    actor: eventActor(pin.userSeq),
+    resource: folder ? eventResource(folder) : {
+      rs: pin.rs,
+      type: "FOLDER",
+      name: pin.resourceName,
+      parentRs: null,
+      ownerSeq: pin.ownerSeq,
+    },
+    detail: { userSeq: pin.userSeq, pinnedFolderSeq: pin.pinnedFolderSeq },
   });
 }

@@ -10,12 +10,12 @@ import { shareOfResource } from "./shares.ts";
 
 export async function purgeTrashedWithShares(
   d: Deps,
-  input: { ownerSeq: number; rs: number },
+  input: { ownerSeq: number; rs: number; actorSeq?: number },
 ): Promise<PurgeResult> {
   const result = await purgeTrashed(d, input);
   for (const rs of result.purgedSeqs) {
     const share = await shareOfResource(d.kv, rs);
-    if (share) await removeShare(d, share.shareSeq);
+    if (share) await removeShare(d, share.shareSeq, input.actorSeq ?? input.ownerSeq);
   }
   return result;
 }

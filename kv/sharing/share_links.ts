@@ -5,7 +5,9 @@
  *   ["link_guess", shareSeq, client]      -> GuessBudget (one client's password tries; a try is
  *                                                        counted before the check)
  *   ["link_guess_rate", shareSeq]         -> GuessRate   (wrong passwords a minute, all clients)
- * A token resolves only while its share exists, is still a link type and has not expired.
+ * A token resolves only while its share exists, is still a link type and has not expired, and
+ * while its owner and the owner's tenant are enabled (LINK_005 otherwise; the link comes back
+ * when an administrator enables them).
  * Anonymous visitors get PUBLIC_LINK shares only (an ORG_LINK needs a signed-in member of the
  * owner's tenant: LINK_003); with a password they first trade it for an access token.
  */
@@ -20,6 +22,7 @@ import { commit, commitWithRetry, CONFLICT } from "../db.ts";
 import { fail } from "../errors.ts";
 import { verifyPassword } from "../../lib/passwords.ts";
 import { loadPath, type Resource } from "../tree/resources.ts";
+import { accountDisabledReason, getUser } from "../identity/users.ts";
 import { randomToken, sha256Hex } from "../../lib/secrets.ts";
 import { recordLinkVisit } from "./shared_list.ts";
 import {
@@ -32,13 +35,7 @@ import {
   type Share,
   type ShareFlags,
 } from "./shares.ts";
-import {
-  linkAccessKey,
-  linkGuessKey,
-  linkGuessRateKey,
-  shareLinkKey,
-  shareLinkListKey,
-} from "../keys.ts";
+import { linkAccessKey, linkGuessKey, linkGuessRateKey, shareLinkKey } from "../keys.ts";
 
 export const LINK_ACCESS_TTL_MS = 60 * 60 * 1000;
 
@@ -59,6 +56,11 @@ export async function resolveLinkToken(kv: Deno.Kv, token: string): Promise<Shar
   // The key is the token's hash, so a hit means the token matched; the type and expiry decide.
   if (!share || share.linkToken === null || !LINK_TYPES.has(share.type) || isExpired(share)) {
     fail("SHARE_007", "Unknown, revoked or expired share link", "token");
+  }
+  const owner = await getUser(kv, share.ownerSeq);
+  const disabled = owner ? await accountDisabledReason(kv, owner) : null;
+  if (disabled) {
+    fail("LINK_005", `The link does not work while its owner is disabled (${disabled})`);
   }
   return share;
 }
@@ -342,15 +344,4 @@ export async function resourceInLink(
   }
   // The path from the shared root down to the resource.
   return { resource: loaded.path[0], path: loaded.path.slice(0, inside + 1).reverse() };
-}
-
-// ---------------------------------------------------------------- admin
-
-export async function listLinkShares(kv: Deno.Kv, limit = 1000): Promise<Share[]> {
-  const out: Share[] = [];
-  for await (const e of kv.list<number>({ prefix: shareLinkListKey() }, { limit })) {
-    const share = await getShare(kv, e.key[1] as number);
-    if (share && share.linkToken) out.push(share);
-  }
-  return out;
 }

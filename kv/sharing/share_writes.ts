@@ -14,6 +14,14 @@ import { commit, commitWithRetry, CONFLICT, nextSeq } from "../db.ts";
 import type { Deps } from "../deps.ts";
 import { fail } from "../errors.ts";
 import { enqueueNotification } from "./notifications.ts";
+import { eventActor } from "../events/actor.ts";
+import {
+  appendEvent,
+  type DriveEvent,
+  type EventKind,
+  eventResource,
+  type EventShare,
+} from "../events/log.ts";
 import { hashPassword } from "../../lib/passwords.ts";
 import { getResource, getResourceEntry, loadPath, type Resource } from "../tree/resources.ts";
 import { randomToken, sha256Hex } from "../../lib/secrets.ts";
@@ -374,6 +382,7 @@ export async function createShare(
       notify: notifyMap(resolved),
       actor,
     });
+    appendShareEvents(op, null, share, res.value, caller.userSeq);
     return (await commit(op)) === true ? share : CONFLICT;
   });
 }
@@ -454,6 +463,7 @@ export async function changeShare(
       notify: resolved ? notifyMap(resolved) : new Map(),
       actor,
     });
+    appendShareEvents(op, prev, next, resource, caller.userSeq);
     return (await commit(op)) === true ? { prev, next } : CONFLICT;
   });
   if (result.prev.linkToken && !result.next.linkToken) {
@@ -512,12 +522,17 @@ export async function setShareTargets(
       notify: notifyMap(resolved),
       actor,
     });
+    appendShareEvents(op, cur.value, next, resource, caller.userSeq, "recipients_changed");
     return (await commit(op)) === true ? next : CONFLICT;
   });
 }
 
 /** Removes a share: everyone loses access at once, its link stops resolving. */
-export async function removeShare(d: Deps, shareSeq: number): Promise<Share> {
+export async function removeShare(
+  d: Deps,
+  shareSeq: number,
+  actorSeq: number | null = null,
+): Promise<Share> {
   const removed = await commitWithRetry(async () => {
     const cur = await d.kv.get<Share>(shareKey(shareSeq));
     if (!cur.value) fail("SHARE_006", `No share with seq ${shareSeq}`, "shareSeq");
@@ -531,6 +546,8 @@ export async function removeShare(d: Deps, shareSeq: number): Promise<Share> {
       op,
       await readSharedEntries(d.kv, share.targets.map((t) => t.userSeq), share.rs),
     );
+    const resource = await getResource(d.kv, share.rs);
+    if (resource) appendShareEvents(op, share, null, resource, actorSeq);
     return (await commit(op)) === true ? share : CONFLICT;
   });
   await clearLinkVisitors(d.kv, removed);
@@ -544,5 +561,62 @@ export async function deleteShare(d: Deps, caller: Caller, shareSeq: number): Pr
   if (share?.ownerSeq !== caller.userSeq) {
     await authorizeShareChange(d.kv, caller, shareSeq, "Only the owner may remove a share");
   }
-  return removeShare(d, shareSeq);
+  return removeShare(d, shareSeq, caller.userSeq);
+}
+
+/**
+ * Adds to `op` the events of a share going from `prev` to `next` (either may be null): the share
+ * event with whose access it changed (SPECIFIC_USERS recipients; docs/changes.md), and a link
+ * event when a link appears or goes.
+ */
+function appendShareEvents(
+  op: Deno.AtomicOperation,
+  prev: Share | null,
+  next: Share | null,
+  resource: Resource,
+  actorSeq: number | null,
+  kind?: "recipients_changed",
+) {
+  const before = new Set(prev?.targets.map((t) => t.userSeq) ?? []);
+  const after = new Set(next?.targets.map((t) => t.userSeq) ?? []);
+  const share = (next ?? prev)!;
+  const event = (k: EventKind, extra: Partial<EventShare> = {}): DriveEvent => ({
+    kind: k,
+    at: Date.now(),
+    tenantId: resource.tenantId,
+    actor: eventActor(actorSeq),
+    resource: eventResource(resource),
+    share: { shareSeq: share.shareSeq, type: share.type, ...extra },
+  });
+  const changes: Partial<EventShare> = {
+    gained: [...after].filter((u) => !before.has(u)),
+    lost: [...before].filter((u) => !after.has(u)),
+  };
+  if (prev && next) {
+    // Recipients who keep access see the change in their feed; `changed` names those whose
+    // permissions (their own grant within the share's) or the share's expiry changed.
+    const kept = [...after].filter((u) => before.has(u));
+    changes.kept = kept;
+    changes.changed = kept.filter((u) =>
+      prev.expiresAt !== next.expiresAt ||
+      !sameFlags(effectiveFlags(prev, u), effectiveFlags(next, u))
+    );
+  }
+  appendEvent(
+    op,
+    event(kind ?? (!prev ? "share_created" : !next ? "share_removed" : "share_changed"), changes),
+  );
+  if (!prev?.linkToken && next?.linkToken) appendEvent(op, event("link_created"));
+  if (prev?.linkToken && !next?.linkToken) appendEvent(op, event("link_removed"));
+}
+
+/** What a recipient may do through `share`: their grant within the share's own flags. */
+function effectiveFlags(share: Share, userSeq: number): ShareFlags | null {
+  const t = share.targets.find((x) => x.userSeq === userSeq);
+  return t ? intersectFlags(t.flags, share.flags) : null;
+}
+
+function sameFlags(a: ShareFlags | null, b: ShareFlags | null): boolean {
+  if (!a || !b) return a === b;
+  return FLAG_NAMES.every((k) => a[k] === b[k]);
 }

@@ -7,6 +7,8 @@
  *   ["star", userSeq, rs]                          -> Star
  * A user is listed for a resource when named as a recipient (written in the share's commit) or
  * after opening an ORG_LINK / PUBLIC_LINK through GET /shares/link/{token}.
+ * Joining a link's list and leaving it when the link goes are events in those same commits
+ * (`link_joined`, `link_visitors_removed`; the change feed's access_gained and access_lost).
  * Sort values are a snapshot taken when the entry is written (name, size and update time of
  * that moment; open time moves when the user opens it), so a cursor — a position in the index,
  * never an offset — stays valid under any concurrent change: no item is listed twice or
@@ -17,7 +19,15 @@
 import { accessIfVisible, type Caller, type Permissions } from "./authorize.ts";
 import { commit, commitWithRetry, CONFLICT, getManyValues, nextSeq } from "../db.ts";
 import { fail } from "../errors.ts";
-import { loadPath, nameKeyOf, type Resource, splitExtension } from "../tree/resources.ts";
+import {
+  getResource,
+  loadPath,
+  nameKeyOf,
+  type Resource,
+  splitExtension,
+} from "../tree/resources.ts";
+import { eventActor } from "../events/actor.ts";
+import { appendEvent, eventResource } from "../events/log.ts";
 import { getShare, type Share } from "./shares.ts";
 import { sharedEntryKey, sharedIndexKey, shareKey, shareVisitKey, starKey } from "../keys.ts";
 
@@ -99,11 +109,18 @@ export async function readSharedEntries(
 /** Removes the entries of a share's link visitors (after a link was revoked), in batches. */
 export async function clearLinkVisitors(kv: Deno.Kv, share: Share): Promise<void> {
   let batch: number[] = [];
+  // Gone for good (purged): its purge is the event; the list entries just go.
+  const resource = await getResource(kv, share.rs);
   const flush = async () => {
     const entries = (await readSharedEntries(kv, batch, share.rs))
       .filter((e) => e.shareSeq === share.shareSeq && e.via === "link");
     const op = kv.atomic();
     deleteSharedEntries(op, entries);
+    if (resource && entries.length > 0) {
+      // The visitors' feeds report access_lost, as recipients' do when a share goes.
+      const lost = entries.map((e) => e.userSeq);
+      appendLinkVisitorEvent(op, "link_visitors_removed", share, resource, { lost });
+    }
     for (const u of batch) op.delete(shareVisitKey(share.shareSeq, u));
     await op.commit();
     batch = [];
@@ -113,6 +130,24 @@ export async function clearLinkVisitors(kv: Deno.Kv, share: Share): Promise<void
     if (batch.length === 100) await flush();
   }
   if (batch.length > 0) await flush();
+}
+
+/** Adds to `op` the event of link visitors joining or leaving a share (kv/events/log.ts). */
+function appendLinkVisitorEvent(
+  op: Deno.AtomicOperation,
+  kind: "link_joined" | "link_visitors_removed",
+  share: Share,
+  resource: Resource,
+  access: { gained?: number[]; lost?: number[] },
+) {
+  appendEvent(op, {
+    kind,
+    at: Date.now(),
+    tenantId: resource.tenantId,
+    actor: eventActor(null),
+    resource: eventResource(resource),
+    share: { shareSeq: share.shareSeq, type: share.type, ...access },
+  });
 }
 
 /**
@@ -145,6 +180,8 @@ export async function recordLinkVisit(
         sharedAt: now,
         openedAt: now,
       });
+      // The resource joins the visitor's list: their change feed reports access_gained.
+      appendLinkVisitorEvent(op, "link_joined", cur.value, resource, { gained: [caller.userSeq] });
     }
     return (await commit(op)) === true ? undefined : CONFLICT;
   });
@@ -183,6 +220,21 @@ export async function recordSharedOpen(
   }
 }
 
+/**
+ * Every entry of a user's shared-with-me list, at most `limit` (search's shared scope starts
+ * from them). Entries of removed shares may be among them: readers check access themselves.
+ */
+export async function listSharedEntries(
+  kv: Deno.Kv,
+  userSeq: number,
+  limit = 10_000,
+): Promise<SharedEntry[]> {
+  const out: SharedEntry[] = [];
+  const iter = kv.list<SharedEntry>({ prefix: sharedEntryKey(userSeq) }, { limit, batchSize: 500 });
+  for await (const e of iter) out.push(e.value);
+  return out;
+}
+
 // ---------------------------------------------------------------- stars
 
 export async function getStar(kv: Deno.Kv, userSeq: number, rs: number): Promise<Star | null> {
@@ -204,6 +256,31 @@ export async function starResource(kv: Deno.Kv, userSeq: number, rs: number): Pr
 
 export async function unstarResource(kv: Deno.Kv, userSeq: number, rs: number): Promise<void> {
   await kv.delete(starKey(userSeq, rs));
+}
+
+/**
+ * Removes everything the shared-with-me list keeps for a deleted user (their entries, index keys,
+ * link visits and stars), in commits of at most 100 entries (each takes up to seven mutations).
+ * Idempotent: a repeated call after a crash finishes the rest.
+ */
+export async function forgetRecipient(kv: Deno.Kv, userSeq: number): Promise<void> {
+  const deleteAll = async (
+    prefix: Deno.KvKey,
+    each: (op: Deno.AtomicOperation, e: Deno.KvEntry<unknown>) => void,
+  ) => {
+    for (;;) {
+      const page = await Array.fromAsync(kv.list({ prefix }, { limit: 100 }));
+      if (page.length === 0) return;
+      const op = kv.atomic();
+      for (const e of page) each(op, e);
+      await op.commit();
+    }
+  };
+  await deleteAll(sharedEntryKey(userSeq), (op, e) => {
+    deleteSharedEntries(op, [e.value as SharedEntry]);
+    op.delete(e.key);
+  });
+  await deleteAll(starKey(userSeq), (op, e) => op.delete(e.key));
 }
 
 // ---------------------------------------------------------------- listing

@@ -11,7 +11,7 @@ import {
   BlobSizeMismatchError,
   BlobTooLargeError,
 } from "../../blobs/store.ts";
-import { commit, commitWithRetry, CONFLICT, nextSeq } from "../db.ts";
+import { commit, commitWithRetry, CONFLICT } from "../db.ts";
 import type { Deps } from "../deps.ts";
 import { type ErrorCode, fail } from "../errors.ts";
 import { requireUser, type User } from "../identity/users.ts";
@@ -96,6 +96,11 @@ export interface ContentSource {
   /** Upper bound on the body besides quota (e.g. the provider's document limit). */
   maxBytes?: number;
   quotaCode: ErrorCode;
+  /**
+   * Adds the caller's own checks and writes to the content's one commit (a resumable upload marks
+   * itself complete there, kv/tree/uploads.ts); it runs again on every retry, and may throw.
+   */
+  extendCommit?: (op: Deno.AtomicOperation, file: Resource) => Promise<void>;
 }
 
 /**
@@ -202,6 +207,7 @@ export async function copyFile(
 /** What committing a new file's record needs once its bytes are stored. */
 type FileCommit =
   & Pick<StoreFileInput, "parentRs" | "name" | "actorSeq" | "onConflict" | "quotaCode" | "reason">
+  & Pick<ContentSource, "extendCommit">
   & { owner: User; blob: BlobInfo };
 
 /**
@@ -210,7 +216,7 @@ type FileCommit =
  */
 async function commitNewFile(d: Deps, input: FileCommit, callerOwned = false): Promise<Resource> {
   const { owner, blob } = input;
-  const rs = await nextSeq(d.kv, "resource");
+  const rs = await d.ids.next("resource");
   return withBlob(d, blob, () =>
     commitWithRetry(async () => {
       const [parent, usage] = await Promise.all([
@@ -229,8 +235,9 @@ async function commitNewFile(d: Deps, input: FileCommit, callerOwned = false): P
       const op = d.kv.atomic();
       if (parent) op.check(parent);
       chargeUsage(op, usage, owner.userSeq, blob.size, owner.quotaBytes, input.quotaCode);
-      writeResource(op, null, file);
+      writeResource(op, null, file, input.actorSeq, input.reason === "copy" ? "copy" : undefined);
       writeVersion(op, file.rs, versionRecord(file, blob, input.reason));
+      await input.extendCommit?.(op, file);
       return (await commit(op)) === true ? file : CONFLICT;
     }), callerOwned);
 }
@@ -293,12 +300,13 @@ export async function putContent(d: Deps, input: PutContentInput): Promise<Resou
       const op = d.kv.atomic().check(cur, lock);
       const delta = blob.size - (input.mode === "overwrite" ? cur.value.size : 0);
       chargeUsage(op, usage, owner.userSeq, delta, owner.quotaBytes, input.quotaCode);
-      writeResource(op, cur.value, next);
+      writeResource(op, cur.value, next, input.actorSeq);
       if (input.mode === "overwrite") {
         deleteVersion(op, cur.value.rs, cur.value.version);
       }
       writeVersion(op, next.rs, versionRecord(next, blob, input.reason));
       replaced = input.mode === "overwrite" ? cur.value.blobId : null;
+      await input.extendCommit?.(op, next);
       return (await commit(op)) === true ? next : CONFLICT;
     }), input.blob !== undefined);
   if (replaced) await discardBlob(d, replaced);

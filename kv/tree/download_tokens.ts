@@ -3,13 +3,14 @@
  * only `dt`). 256 random bits, stored in KV with expireIn; our own `expiresAt` decides because
  * KV expiry is lazy. A token stays usable until it expires so interrupted downloads can resume
  * with Range; access is re-checked when it is redeemed, and so is the API key that issued it:
- * revoking a key stops the links it handed out, not only its own requests.
+ * revoking or disabling a key (or its user or tenant) stops the links it handed out, not only its
+ * own requests.
  */
-import type { ApiKey } from "../identity/api_keys.ts";
+import { keyStillActive } from "../identity/api_keys.ts";
 import type { Caller } from "../identity/users.ts";
 import { fail } from "../errors.ts";
 import { randomToken } from "../../lib/secrets.ts";
-import { apiKeyKey, downloadTokenKey } from "../keys.ts";
+import { downloadTokenKey } from "../keys.ts";
 
 export const DOWNLOAD_TOKEN_TTL_MS = 5 * 60 * 1000;
 
@@ -54,13 +55,12 @@ export async function redeemDownloadToken(
   if (!record || record.kind !== kind || record.expiresAt <= Date.now()) {
     fail("RESOURCE_009", "The download token is unknown or expired", "dt");
   }
-  // Read, not written: the key record is kv/identity/api_keys.ts's. Only the fields every stored
-  // key has are looked at.
-  const key = record.keyId
-    ? (await kv.get<Pick<ApiKey, "userSeq" | "revokedAt">>(apiKeyKey(record.keyId))).value
-    : null;
-  if (!key || key.revokedAt || key.userSeq !== record.caller.userSeq) {
-    fail("RESOURCE_009", "The API key that issued this download token has been revoked", "dt");
+  if (!record.keyId || !await keyStillActive(kv, record.keyId, record.caller.userSeq)) {
+    fail(
+      "RESOURCE_009",
+      "The API key that issued this download token has been revoked or disabled",
+      "dt",
+    );
   }
   return record;
 }

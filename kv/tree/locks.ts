@@ -5,12 +5,15 @@
  * the owner's), lock_release (administrators' releases).
  * Provider locks follow the protocol's table (no expiry). Editor locks are leases with
  * `expiresAt`; an expired lease counts as no lock. Expiry is compared against our own
- * timestamp because KV's expireIn deletes lazily.
+ * timestamp, and lock records carry no KV expireIn: an ended lease is removed, with its
+ * `unlocked` event (reason `expired`), by releaseExpiredLocks or by the next lock taken on it.
  */
 import { commit, commitWithRetry, CONFLICT, getManyValues } from "../db.ts";
 import { lockKey, lockReleaseKey, lockStampKey, ownerLockKey } from "../keys.ts";
 import { fail } from "../errors.ts";
 import { getResourceEntry, MAX_DEPTH, type Resource } from "./resources.ts";
+import { eventActor } from "../events/actor.ts";
+import { appendEvent, eventResource } from "../events/log.ts";
 
 export interface Lock {
   rs: number;
@@ -41,6 +44,11 @@ export function dropLock(op: Deno.AtomicOperation, ownerSeq: number, rs: number)
   op.delete(lockKey(rs)).delete(ownerLockKey(ownerSeq, rs));
 }
 
+/** Adds to `op` removing a deleted owner's lock stamp (their documents are all gone). */
+export function dropLockStamp(op: Deno.AtomicOperation, ownerSeq: number) {
+  op.delete(lockStampKey(ownerSeq));
+}
+
 export function isLive(lock: Lock | null, now = Date.now()): lock is Lock {
   return lock !== null && (lock.expiresAt === null || lock.expiresAt > now);
 }
@@ -55,6 +63,33 @@ export async function getLock(kv: Deno.Kv, rs: number): Promise<Lock | null> {
 export async function getLocks(kv: Deno.Kv, rss: number[]): Promise<(Lock | null)[]> {
   const locks = await getManyValues<Lock>(kv, rss.map((rs) => lockKey(rs)));
   return locks.map((lock) => isLive(lock) ? lock : null);
+}
+
+/**
+ * The live locks among documents `rss` of one owner, by rs, for listings: one scan of the
+ * owner's lock index (each lock is indexed in its own commit, so no lock is missed; entries of
+ * released locks are skipped), then one read of only the indexed documents among `rss`, where
+ * `getLocks` would read every document. An owner with more indexed locks than `rss` has
+ * documents is read the other way.
+ */
+export async function liveLocksAmong(
+  kv: Deno.Kv,
+  ownerSeq: number,
+  rss: readonly number[],
+): Promise<Map<number, Lock>> {
+  const wanted = new Set(rss);
+  let indexed: number[] = [];
+  for await (
+    const e of kv.list({ prefix: ownerLockKey(ownerSeq) }, { limit: wanted.size + 1 })
+  ) {
+    indexed.push(e.key[2] as number);
+  }
+  if (indexed.length > wanted.size) indexed = [...wanted];
+  const among = indexed.filter((rs) => wanted.has(rs));
+  const locks = await getLocks(kv, among);
+  const out = new Map<number, Lock>();
+  for (const [i, lock] of locks.entries()) if (lock) out.set(among[i], lock);
+  return out;
 }
 
 /**
@@ -118,12 +153,15 @@ export function acquireLock(
       lockedAt: isLive(cur.value) ? cur.value.lockedAt : now,
       expiresAt: input.ttlMs === null ? null : now + input.ttlMs,
     };
-    const op = kv.atomic().check(res, cur, ...ancestors).set(
-      lockKey(input.rs),
-      lock,
-      input.ttlMs ? { expireIn: input.ttlMs + 60_000 } : {},
-    ).set(lockStampKey(res.value.ownerSeq), now)
+    // No expireIn: an ended lease stays until releaseExpiredLocks (or the next lock) reports
+    // its end with an `unlocked` event; KV deleting it silently would leave no trace.
+    const op = kv.atomic().check(res, cur, ...ancestors).set(lockKey(input.rs), lock)
+      .set(lockStampKey(res.value.ownerSeq), now)
       .set(ownerLockKey(res.value.ownerSeq, input.rs), true);
+    if (cur.value && !isLive(cur.value)) {
+      appendLockEvent(op, "unlocked", res.value, cur.value, "expired");
+    }
+    if (!isLive(cur.value)) appendLockEvent(op, "locked", res.value, lock);
     return (await commit(op)) === true ? lock : CONFLICT;
   });
 }
@@ -142,7 +180,7 @@ export function renewLock(
     const cur = await kv.get<Lock>(lockKey(rs));
     if (!isLive(cur.value) || cur.value.owner !== owner) return null;
     const lock: Lock = { ...cur.value, expiresAt: Date.now() + ttlMs };
-    const op = kv.atomic().check(cur).set(lockKey(rs), lock, { expireIn: ttlMs + 60_000 });
+    const op = kv.atomic().check(cur).set(lockKey(rs), lock);
     return (await commit(op)) === true ? lock : CONFLICT;
   });
 }
@@ -155,13 +193,13 @@ export function releaseLock(kv: Deno.Kv, rs: number, owner: string): Promise<voi
   return commitWithRetry(async () => {
     const cur = await kv.get<Lock>(lockKey(rs));
     if (!isLive(cur.value)) {
-      if (cur.value) await kv.atomic().check(cur).delete(lockKey(rs)).commit();
+      if (cur.value) await releaseExpiredLock(kv, cur as Deno.KvEntry<Lock>);
       return;
     }
     assertNotLockedByOther(cur.value, owner);
-    return (await commit(kv.atomic().check(cur).delete(lockKey(rs)))) === true
-      ? undefined
-      : CONFLICT;
+    const op = kv.atomic().check(cur).delete(lockKey(rs));
+    await appendUnlockEvent(kv, op, cur.value, "released");
+    return (await commit(op)) === true ? undefined : CONFLICT;
   });
 }
 
@@ -185,6 +223,7 @@ export function forceReleaseLock(
       lockReleaseKey(record.releasedAt, rs),
       record,
     );
+    await appendUnlockEvent(kv, op, cur.value, "admin", releasedBy);
     return (await commit(op)) === true ? record : CONFLICT;
   });
 }
@@ -241,9 +280,8 @@ export async function indexLocksByOwner(kv: Deno.Kv): Promise<void> {
     const res = (await getResourceEntry(kv, e.value.rs)).value;
     if (!res) continue;
     const lock: Lock = { ...e.value, ownerSeq: res.ownerSeq };
-    const expireIn = lock.expiresAt === null ? undefined : lock.expiresAt - Date.now() + 60_000;
-    if (expireIn !== undefined && expireIn <= 0) continue;
-    await kv.atomic().check(e).set(e.key, lock, expireIn ? { expireIn } : {})
+    // An ended lease too: releaseExpiredLocks reports and removes it.
+    await kv.atomic().check(e).set(e.key, lock)
       .set(ownerLockKey(res.ownerSeq, lock.rs), true).commit();
   }
 }
@@ -305,7 +343,84 @@ export async function releaseAdapterLocks(kv: Deno.Kv, adapter: string): Promise
   for await (const e of kv.list<Lock>({ prefix: lockKey() })) {
     if (e.value.source !== "provider" || !e.value.owner.startsWith(prefix)) continue;
     // A lock changed meanwhile is no longer this one; leave it.
-    if ((await kv.atomic().check(e).delete(e.key).commit()).ok) released++;
+    const op = kv.atomic().check(e).delete(e.key);
+    await appendUnlockEvent(kv, op, e.value, "adapter_removed", "adapter removed");
+    if ((await op.commit()).ok) released++;
   }
   return released;
 }
+
+/** Why a lock ended, in its `unlocked` event's `detail.reason`. */
+export type UnlockReason = "released" | "admin" | "adapter_removed" | "expired";
+
+/** Adds to `op` a lock event of `resource` (kv/events/log.ts). */
+function appendLockEvent(
+  op: Deno.AtomicOperation,
+  kind: "locked" | "unlocked",
+  resource: Resource,
+  lock: Lock,
+  reason?: UnlockReason,
+  releasedBy?: string,
+) {
+  const detail: Record<string, string | number> = { source: lock.source, holder: lock.holder };
+  if (reason !== undefined) detail.reason = reason;
+  if (releasedBy !== undefined) detail.releasedBy = releasedBy;
+  if (reason === "expired" && lock.expiresAt !== null) detail.expiredAt = lock.expiresAt;
+  appendEvent(op, {
+    kind,
+    at: Date.now(),
+    tenantId: resource.tenantId,
+    // A lease runs out by itself: nobody acted, whoever's request happened to notice.
+    actor: reason === "expired" ? { userSeq: null } : eventActor(null),
+    resource: eventResource(resource),
+    detail,
+  });
+}
+
+/** The unlock event of a live lock; a document gone meanwhile (purged) has no event to tell. */
+async function appendUnlockEvent(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  lock: Lock,
+  reason: UnlockReason,
+  releasedBy?: string,
+) {
+  if (!isLive(lock)) return;
+  const resource = (await getResourceEntry(kv, lock.rs)).value;
+  if (resource) appendLockEvent(op, "unlocked", resource, lock, reason, releasedBy);
+}
+
+/**
+ * Removes one ended lease with its owner index entry and an `unlocked` event (reason
+ * `expired`) in one commit checked against the entry read, so of several processes (or a
+ * sweep and a release) that meet it, one reports it. False when it changed meanwhile.
+ */
+async function releaseExpiredLock(kv: Deno.Kv, entry: Deno.KvEntry<Lock>): Promise<boolean> {
+  const lock = entry.value;
+  const resource = (await getResourceEntry(kv, lock.rs)).value;
+  const op = kv.atomic().check(entry).delete(entry.key);
+  if (resource) {
+    op.delete(ownerLockKey(resource.ownerSeq, lock.rs));
+    appendLockEvent(op, "unlocked", resource, lock, "expired");
+  }
+  return (await op.commit()).ok;
+}
+
+/**
+ * Releases every lock whose lease has ended, each with its `unlocked` event (reason
+ * `expired`). Expiry is otherwise lazy (an ended lease simply counts as no lock), so this is
+ * where it becomes an event: every process runs it at start and every LOCK_SWEEP_MS
+ * (every LOCK_SWEEP_MS, boot.ts); a lease that a new lock replaces first is reported by that
+ * lock's commit instead. One pass lists every lock record.
+ */
+export async function releaseExpiredLocks(kv: Deno.Kv, now = Date.now()): Promise<number> {
+  let released = 0;
+  for await (const e of kv.list<Lock>({ prefix: lockKey() })) {
+    if (isLive(e.value, now)) continue;
+    if (await releaseExpiredLock(kv, e)) released++;
+  }
+  return released;
+}
+
+/** How often each process looks for ended leases: an unlock is reported within this long. */
+export const LOCK_SWEEP_MS = 15_000;

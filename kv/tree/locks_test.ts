@@ -20,10 +20,13 @@ import {
   listLocks,
   type Lock,
   lockEntryFor,
+  releaseExpiredLocks,
   releaseLock,
   renewLock,
 } from "./locks.ts";
 import { getResource } from "./resources.ts";
+import { eventPendingKey } from "../keys.ts";
+import type { DriveEvent } from "../events/log.ts";
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -267,4 +270,64 @@ domainTest("of editors racing for one document exactly one gets the lock", async
   );
   assert.equal(won.length, 1);
   assert.equal((await getLock(d.kv, doc.rs))?.owner, won[0].owner);
+});
+
+/** The lock events not yet sequenced, in commit order (each commit's events in their order). */
+async function lockEvents(d: Deps): Promise<DriveEvent[]> {
+  const entries = await Array.fromAsync(d.kv.list<DriveEvent>({ prefix: eventPendingKey() }));
+  entries.sort((a, b) =>
+    a.versionstamp.localeCompare(b.versionstamp) || (a.key[2] as number) - (b.key[2] as number)
+  );
+  return entries.map((e) => e.value).filter((e) => e.kind === "locked" || e.kind === "unlocked");
+}
+
+domainTest("an ended lease is released once by the sweep, with an unlocked event", async (d) => {
+  const alice = await newUser(d, "alice");
+  const doc = await newFile(d, alice, "plan.docx", "v1");
+  const live = await newFile(d, alice, "live.docx", "v1");
+  const ended = await officeLock(d, doc.rs, "editor-1", 20);
+  await officeLock(d, live.rs, "editor-2", 60_000);
+  await pause(40);
+  assert.equal(await releaseExpiredLocks(d.kv), 1);
+  assert.equal((await lockEntryFor(d.kv, doc.rs)).value, null, "the record is gone");
+  assert.notEqual(await getLock(d.kv, live.rs), null, "a live lease is kept");
+  const unlocked = (await lockEvents(d)).filter((e) => e.kind === "unlocked");
+  assert.equal(unlocked.length, 1);
+  assert.equal(unlocked[0].resource?.rs, doc.rs);
+  assert.deepEqual(unlocked[0].detail, {
+    source: "office",
+    holder: "editor-1",
+    reason: "expired",
+    expiredAt: ended.expiresAt!,
+  });
+  assert.deepEqual(unlocked[0].actor, { userSeq: null });
+  // Reported once: another pass finds nothing to release.
+  assert.equal(await releaseExpiredLocks(d.kv), 0);
+  assert.equal((await lockEvents(d)).filter((e) => e.kind === "unlocked").length, 1);
+});
+
+domainTest("a new lock over an ended lease reports the old one's end first", async (d) => {
+  const alice = await newUser(d, "alice");
+  const doc = await newFile(d, alice, "plan.docx", "v1");
+  await officeLock(d, doc.rs, "editor-1", 20);
+  await pause(40);
+  await officeLock(d, doc.rs, "editor-2");
+  const events = await lockEvents(d);
+  assert.deepEqual(
+    events.map((e) => `${e.kind}:${e.detail?.holder}:${e.detail?.reason ?? ""}`),
+    ["locked:editor-1:", "unlocked:editor-1:expired", "locked:editor-2:"],
+  );
+  // The holder releasing its ended lease reports the expiry too, once.
+  const other = await newFile(d, alice, "other.docx", "v1");
+  await officeLock(d, other.rs, "editor-3", 20);
+  await pause(40);
+  await releaseLock(d.kv, other.rs, "editor-3");
+  await releaseLock(d.kv, other.rs, "editor-3");
+  assert.equal(await releaseExpiredLocks(d.kv), 0);
+  const reasons = (await lockEvents(d)).filter((e) => e.resource?.rs === other.rs)
+    .map((e) => `${e.kind}:${e.detail?.reason ?? ""}`);
+  assert.deepEqual(reasons, ["locked:", "unlocked:expired"]);
+  // A release by the holder says so.
+  await releaseLock(d.kv, doc.rs, "editor-2");
+  assert.equal((await lockEvents(d)).at(-1)?.detail?.reason, "released");
 });

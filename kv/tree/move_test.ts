@@ -13,6 +13,7 @@ import type { OnNameConflict } from "./placement.ts";
 import {
   findChildByName,
   getResource,
+  iterateSubtree,
   listResourcesOwnedBy,
   MAX_DEPTH,
   type Resource,
@@ -79,13 +80,52 @@ domainTest(
       deepest = await newFolder(d, alice, `level ${depth}`, deepest?.rs ?? null);
     }
     await assertFails(newFolder(d, alice, "too deep", deepest!.rs), "RESOURCE_014", "pfs");
-    // A move counts the destination's chain only, not the height of what moves, so a leaf folder
-    // still fits below the deepest one; below that leaf (MAX_DEPTH + 1 folders up) a move stops.
+    // Moved below the deepest folder, a folder would be MAX_DEPTH + 1 deep, as a created one; a
+    // file fits there.
     const leaf = await newFolder(d, alice, "Leaf");
-    await move(d, alice, leaf, deepest);
-    const loose = await newFolder(d, alice, "Loose");
-    await assertFails(move(d, alice, loose, leaf), "RESOURCE_014", "pfs");
-    assert.equal((await getResource(d.kv, loose.rs))?.parentRs, null);
+    await assertFails(move(d, alice, leaf, deepest), "RESOURCE_014", "pfs");
+    assert.equal((await getResource(d.kv, leaf.rs))?.parentRs, null);
+    const file = await newFile(d, alice, "f.txt", "x");
+    assert.equal((await move(d, alice, file, deepest)).parentRs, deepest!.rs);
+  },
+);
+
+domainTest(
+  "a moved folder takes its subfolders along: refused (RESOURCE_014) when they would nest too deep",
+  async (d) => {
+    const alice = await newUser(d, "alice");
+    const chain: Resource[] = [];
+    for (let depth = 1; depth <= MAX_DEPTH - 3; depth++) {
+      chain.push(await newFolder(d, alice, `level ${depth}`, chain.at(-1)?.rs ?? null));
+    }
+    // "Tall" holds three levels of subfolders (and files beside them): four levels with itself.
+    const tall = await newFolder(d, alice, "Tall");
+    let inner = tall;
+    for (const name of ["a", "b", "c"]) {
+      await newFile(d, alice, `${name}.txt`, name, inner.rs);
+      inner = await newFolder(d, alice, name, inner.rs);
+    }
+    await newFile(d, alice, "bottom.txt", "bottom", inner.rs);
+    const at = (depth: number) => chain[depth - 1];
+
+    // Below level MAX_DEPTH - 3, "c" would be MAX_DEPTH + 1 deep; below MAX_DEPTH - 4 it is
+    // MAX_DEPTH deep, which fits.
+    await assertFails(move(d, alice, tall, at(MAX_DEPTH - 3)), "RESOURCE_014", "pfs");
+    assert.equal((await getResource(d.kv, tall.rs))?.parentRs, null);
+    await move(d, alice, tall, at(MAX_DEPTH - 4));
+    // Sideways at the same depth needs no look below; one level deeper is refused again.
+    const beside = await newFolder(d, alice, "beside", at(MAX_DEPTH - 5).rs);
+    await move(d, alice, tall, beside);
+    await assertFails(move(d, alice, tall, at(MAX_DEPTH - 3)), "RESOURCE_014", "pfs");
+    assert.equal((await getResource(d.kv, tall.rs))?.parentRs, beside.rs);
+    // Everything stayed reachable: a walk from the top finds every file of the moved folder,
+    // "bottom.txt" included (in "c", MAX_DEPTH deep).
+    const files = [];
+    for await (const { resource, path } of iterateSubtree(d.kv, at(1))) {
+      if (resource.type === "FILE") files.push(path.at(-1));
+    }
+    assert.deepEqual(files.sort(), ["a.txt", "b.txt", "bottom.txt", "c.txt"]);
+    await assertTree(d, alice);
   },
 );
 

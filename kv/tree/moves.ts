@@ -19,7 +19,9 @@ import {
 } from "./placement.ts";
 import {
   getResourceEntry,
+  iterateChildren,
   listVersions,
+  loadPath,
   MAX_DEPTH,
   type Resource,
   validateName,
@@ -62,7 +64,7 @@ export function renameResource(
       updatedBy: input.actorSeq,
     };
     const op = d.kv.atomic().check(cur, lock, ...guard);
-    writeResource(op, cur.value, next);
+    writeResource(op, cur.value, next, input.actorSeq);
     return (await commit(op)) === true ? next : CONFLICT;
   });
 }
@@ -107,6 +109,14 @@ export function moveResource(
       }
     }
     if (cur.value.parentRs === input.destParentRs) return cur.value;
+    // A folder lands at depth + 1 and takes its subfolders along: all must stay within MAX_DEPTH.
+    if (cur.value.type === "FOLDER" && !await fitsBelow(d.kv, cur.value, depth)) {
+      fail(
+        "RESOURCE_014",
+        `Folders may nest at most ${MAX_DEPTH} deep, and this folder's subfolders would not`,
+        "pfs",
+      );
+    }
     op.check(...await folderLockGuard(d, cur.value, null));
     const next: Resource = {
       ...cur.value,
@@ -122,9 +132,35 @@ export function moveResource(
       updatedAt: Date.now(),
       updatedBy: input.actorSeq,
     };
-    writeResource(op, cur.value, next);
+    writeResource(op, cur.value, next, input.actorSeq);
     return (await commit(op)) === true ? next : CONFLICT;
   });
+}
+
+/**
+ * Whether `folder`, moved into a folder `destDepth` deep (0: the drive root), keeps itself and
+ * every folder below it within MAX_DEPTH. Its subtree is as tall as its current depth allows, so
+ * only a move deeper than where it is needs a look, and that look reads at most the levels that
+ * would overflow: one scan per folder of the subtree above them.
+ */
+async function fitsBelow(kv: Deno.Kv, folder: Resource, destDepth: number): Promise<boolean> {
+  const room = MAX_DEPTH - destDepth - 1; // levels of subfolders the folder may have there
+  if (room < 0) return false;
+  const currentDepth = (await loadPath(kv, folder.rs))?.path.length ?? 1;
+  if (destDepth + 1 <= currentDepth) return true;
+  let level = [folder];
+  for (let below = 1; level.length > 0; below++) {
+    const next: Resource[] = [];
+    for (const parent of level) {
+      for await (const child of iterateChildren(kv, parent.ownerSeq, parent.rs)) {
+        if (child.type !== "FOLDER") continue;
+        if (below > room) return false;
+        next.push(child);
+      }
+    }
+    level = next;
+  }
+  return true;
 }
 
 /**
@@ -188,7 +224,7 @@ export async function moveFileToDrive(
     if (dest) op.check(dest);
     chargeUsage(op, destUsage, destOwner.userSeq, bytes, destOwner.quotaBytes, "RESOURCE_015");
     chargeUsage(op, srcUsage, cur.value.ownerSeq, -bytes, Infinity, "RESOURCE_015");
-    writeResource(op, cur.value, next);
+    writeResource(op, cur.value, next, input.actorSeq);
     return (await commit(op)) === true ? next : CONFLICT;
   });
 }
@@ -216,7 +252,7 @@ export function trashResource(
       updatedBy: input.actorSeq,
     };
     const op = d.kv.atomic().check(cur, lock, ...guard);
-    writeResource(op, cur.value, next);
+    writeResource(op, cur.value, next, input.actorSeq);
     return (await commit(op)) === true ? next : CONFLICT;
   });
 }

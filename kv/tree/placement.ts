@@ -13,7 +13,7 @@ import type { Deps } from "../deps.ts";
 import { type ErrorCode, fail } from "../errors.ts";
 import { mimeOf } from "../../lib/mime.ts";
 import { type Lock, lockEntryFor, type LockOwner, readFolderLockGuard } from "./locks.ts";
-import { freeName, getResourceEntry, nameIndexKey, type Resource } from "./resources.ts";
+import { freeName, getResourceEntry, nameHolder, type Resource } from "./resources.ts";
 
 /** What to do when the name is taken: pick "name (n).ext", or fail with RESOURCE_003. */
 export type OnNameConflict = "rename" | "fail";
@@ -56,7 +56,7 @@ export async function pickName(
   ignoreRs?: number,
 ): Promise<string> {
   if (onConflict === "rename") return await freeName(kv, ownerSeq, parentRs, name, ignoreRs);
-  const taken = (await kv.get<number>(nameIndexKey(ownerSeq, parentRs, name))).value;
+  const taken = await nameHolder(kv, ownerSeq, parentRs, name);
   if (taken !== null && taken !== ignoreRs) {
     fail("RESOURCE_003", `"${name}" already exists in this folder`);
   }

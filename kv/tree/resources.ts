@@ -1,8 +1,9 @@
 /**
  * Files and folders as a tree: every resource has a parent pointer (null = the owner's drive
  * root). Its secondary keys (res_name: unique names per folder, case-insensitive; res_by_size
- * and res_by_update: listing orders; res_trash: top-level trashed items instead of those) and
- * its content versions (res_version) are written here only, in the caller's commit; see
+ * and res_by_update: listing orders; res_trash: top-level trashed items instead of those), each
+ * holding the record itself so a listing is one prefix scan, and its content versions
+ * (res_version) are written here only, in the caller's commit; see
  * kv/keys.ts. Trashing a folder only marks the folder: its contents are "in the trash" because an ancestor
  * is, which `loadPath` reports. That keeps trashing O(1) for any folder size.
  */
@@ -16,6 +17,9 @@ import {
   versionKey,
 } from "../keys.ts";
 import { fail } from "../errors.ts";
+import { isoTime } from "../../lib/iso_time.ts";
+import { writeSearchTokens } from "./search_index.ts";
+import { appendEvent, resourceEvent, type ResourceEventHint } from "../events/log.ts";
 
 export type ResourceType = "FILE" | "FOLDER";
 
@@ -72,7 +76,12 @@ const listPrefix = (sort: ListSort, ownerSeq: number, parentRs: number | null): 
 /** The owner's top-level trashed items, in resourceSeq order. */
 export const trashIndexPrefix = (ownerSeq: number): Deno.KvKey => trashIndexKey(ownerSeq);
 
-/** Every secondary key a resource in this state owns. */
+/**
+ * Every secondary key a resource in this state owns. The value under each is the resource record
+ * itself (the denormalized list entry: name, type, size, mime, times, version, ...), so a listing
+ * is one prefix scan with no read per item. Written in the same commit as the record, so the
+ * index never disagrees with it.
+ */
 function indexKeys(r: Resource): Deno.KvKey[] {
   if (r.trashedAt !== null) return [trashIndexKey(r.ownerSeq, r.rs)];
   const p = parentPart(r.parentRs);
@@ -84,10 +93,45 @@ function indexKeys(r: Resource): Deno.KvKey[] {
 }
 
 /**
+ * What an index entry holds: the record (written by this version), or a bare rs (written before
+ * the index carried its entries; read through to the record, see `resolveIndexValues`).
+ */
+export type IndexValue = Resource | number;
+
+/**
  * Adds to `op` the writes that move a resource from `before` to `after` (either may be null),
- * including the uniqueness check of a new name slot.
+ * including the uniqueness check of a new name slot. Each step adds its own mutations; a
+ * feature that must change in the same commit as every tree write adds one step here.
  */
 export function writeResource(
+  op: Deno.AtomicOperation,
+  before: Resource | null,
+  after: Resource | null,
+  /** Who made the change (the user acted for), for its event; null: the service itself. */
+  actorSeq: number | null,
+  /** What before/after cannot tell: a new file that is a copy. */
+  hint?: ResourceEventHint,
+) {
+  writeIndexEntries(op, before, after);
+  writeSearchTokens(op, before, after);
+  writeRecord(op, before, after);
+  // The change's event, in the same commit (kv/events/log.ts; docs/changes.md).
+  const event = resourceEvent(before, after, actorSeq, hint);
+  if (event) appendEvent(op, event);
+}
+
+/** The record itself under [res, rs]. */
+function writeRecord(op: Deno.AtomicOperation, before: Resource | null, after: Resource | null) {
+  if (after) op.set(resourceKey(after.rs), after);
+  else if (before) op.delete(resourceKey(before.rs));
+}
+
+/**
+ * The index entries: keys `before` had and `after` has not are deleted; every key of `after` is
+ * (re)written with `after` as its value, since any field a listing shows may have changed; a
+ * name slot `before` did not hold must be free (checked).
+ */
+function writeIndexEntries(
   op: Deno.AtomicOperation,
   before: Resource | null,
   after: Resource | null,
@@ -100,10 +144,8 @@ export function writeResource(
   for (const k of oldKeys) if (!newIds.has(id(k))) op.delete(k);
   for (const k of newKeys) {
     if (!oldIds.has(id(k)) && k[0] === FAMILY_RES_NAME) op.check({ key: k, versionstamp: null });
-    op.set(k, (after as Resource).rs);
+    op.set(k, after as Resource);
   }
-  if (after) op.set(resourceKey(after.rs), after);
-  else if (before) op.delete(resourceKey(before.rs));
 }
 
 const FAMILY_RES_NAME = resourceNameKey(0, 0)[0];
@@ -403,8 +445,36 @@ export async function findChildByName(
   parentRs: number | null,
   name: string,
 ): Promise<Resource | null> {
-  const rs = (await kv.get<number>(nameIndexKey(ownerSeq, parentRs, name))).value;
-  return rs === null ? null : getResource(kv, rs);
+  const v = (await kv.get<IndexValue>(nameIndexKey(ownerSeq, parentRs, name))).value;
+  if (v === null) return null;
+  return typeof v === "number" ? getResource(kv, v) : v;
+}
+
+/** The rs holding the name slot `name` (any case) in a folder, or null when it is free. */
+export async function nameHolder(
+  kv: Deno.Kv,
+  ownerSeq: number,
+  parentRs: number | null,
+  name: string,
+): Promise<number | null> {
+  const v = (await kv.get<IndexValue>(nameIndexKey(ownerSeq, parentRs, name))).value;
+  return v === null ? null : rsOfIndexValue(v);
+}
+
+/** The rs an index entry points at. */
+export const rsOfIndexValue = (v: IndexValue): number => typeof v === "number" ? v : v.rs;
+
+/**
+ * The records of index values, in order: entries that hold their record need no read; bare rs
+ * values (written by earlier versions) are read in getMany batches, and dropped when gone.
+ */
+export async function resolveIndexValues(kv: Deno.Kv, values: IndexValue[]): Promise<Resource[]> {
+  const missing = values.filter((v): v is number => typeof v === "number");
+  if (missing.length === 0) return values as Resource[];
+  const read = await getManyValues<Resource>(kv, missing.map((rs) => resourceKey(rs)));
+  const byRs = new Map(missing.map((rs, i) => [rs, read[i]]));
+  return values.map((v) => typeof v === "number" ? byRs.get(v) ?? null : v)
+    .filter((r): r is Resource => r !== null);
 }
 
 export async function hasChildren(
@@ -435,7 +505,7 @@ export function listChildren(
   return listIndexPage(kv, listPrefix(opts.sort, ownerSeq, parentRs), opts);
 }
 
-/** One page of the resources an index (keys whose value is a resourceSeq) points at. */
+/** One page of an index's resources, from one prefix scan (the entries hold the records). */
 export async function listIndexPage(
   kv: Deno.Kv,
   prefix: Deno.KvKey,
@@ -443,7 +513,7 @@ export async function listIndexPage(
 ): Promise<{ items: Resource[]; cursor: string | null }> {
   let iter;
   try {
-    iter = kv.list<number>({ prefix }, {
+    iter = kv.list<IndexValue>({ prefix }, {
       limit: opts.limit,
       cursor: opts.cursor,
       reverse: opts.order === "desc",
@@ -451,16 +521,14 @@ export async function listIndexPage(
   } catch {
     fail("RESOURCE_018", "cursor is not a cursor this listing returned", "cursor");
   }
-  const seqs: number[] = [];
+  const values: IndexValue[] = [];
   try {
-    for await (const e of iter) seqs.push(e.value);
+    for await (const e of iter) values.push(e.value);
   } catch {
     fail("RESOURCE_018", "cursor is not a cursor this listing returned", "cursor");
   }
-  const items = (await getManyValues<Resource>(kv, seqs.map((rs) => resourceKey(rs)))).filter((
-    r,
-  ): r is Resource => r !== null);
-  return { items, cursor: seqs.length === opts.limit && iter.cursor ? iter.cursor : null };
+  const items = await resolveIndexValues(kv, values);
+  return { items, cursor: values.length === opts.limit && iter.cursor ? iter.cursor : null };
 }
 
 /** All children of a folder, name order (for ZIP downloads and provider `list`). */
@@ -469,17 +537,14 @@ export async function* iterateChildren(
   ownerSeq: number,
   parentRs: number | null,
 ): AsyncGenerator<Resource> {
-  let cursor: string | undefined;
-  do {
-    const page = await listChildren(kv, ownerSeq, parentRs, {
-      sort: "name",
-      order: "asc",
-      limit: 500,
-      cursor,
-    });
-    yield* page.items;
-    cursor = page.cursor ?? undefined;
-  } while (cursor);
+  // One scan in KV's largest batches; only entries of earlier versions (a bare rs) need a read.
+  const iter = kv.list<IndexValue>({ prefix: listPrefix("name", ownerSeq, parentRs) }, {
+    batchSize: 1000,
+  });
+  for await (const e of iter) {
+    const r = typeof e.value === "number" ? await getResource(kv, e.value) : e.value;
+    if (r) yield r;
+  }
 }
 
 /**
@@ -527,12 +592,82 @@ export async function freeName(
 ): Promise<string> {
   for (let n = 0; n < 10_000; n++) {
     const candidate = n === 0 ? name : numberedName(name, n);
-    const taken = (await kv.get<number>(nameIndexKey(ownerSeq, parentRs, candidate))).value;
+    const taken = await nameHolder(kv, ownerSeq, parentRs, candidate);
     if (taken === null || taken === ignoreRs) return candidate;
   }
   return fail("RESOURCE_003", `Too many files named like "${name}"`);
 }
 
+/** `new Date(ms).toISOString()`, fast: listings format two per entry (lib/iso_time.ts). */
 export function toIso(ms: number): string {
-  return new Date(ms).toISOString();
+  return isoTime(ms);
+}
+
+// ---------------------------------------------------------------- audits (kv/ops/fsck.ts)
+
+/** Every resource record with its entry (for its versionstamp): a full scan, for audits only. */
+export async function* iterateResourceEntries(
+  kv: Deno.Kv,
+): AsyncGenerator<Deno.KvEntry<Resource>> {
+  yield* kv.list<Resource>({ prefix: resourceKey() });
+}
+
+/** Every stored content version with its entry: a full scan, for audits only. */
+export async function* iterateVersionEntries(
+  kv: Deno.Kv,
+): AsyncGenerator<{ rs: number; entry: Deno.KvEntry<ContentVersion> }> {
+  for await (const entry of kv.list<ContentVersion>({ prefix: versionKey() })) {
+    yield { rs: entry.key[1] as number, entry };
+  }
+}
+
+/** The index keys a resource in this state owns, as `writeResource` writes them. */
+export const expectedIndexKeys = (r: Resource): Deno.KvKey[] => indexKeys(r);
+
+/** Every entry of the four resource index families: a full scan, for audits only. */
+export async function* iterateIndexEntries(
+  kv: Deno.Kv,
+): AsyncGenerator<Deno.KvEntry<IndexValue>> {
+  const families = [
+    resourceNameKey(0, 0),
+    bySizeKey(0, 0),
+    byUpdateKey(0, 0),
+    trashIndexKey(0),
+  ];
+  for (const family of families) {
+    yield* kv.list<IndexValue>({ prefix: [family[0]] });
+  }
+}
+
+/**
+ * Adds to `op` the removal of an index entry no resource owns in its current state (a repair),
+ * only if the entry is still the one read.
+ */
+export function dropStaleIndexEntry(
+  op: Deno.AtomicOperation,
+  entry: Deno.KvEntry<unknown>,
+) {
+  const families = new Set([
+    resourceNameKey(0, 0)[0],
+    bySizeKey(0, 0)[0],
+    byUpdateKey(0, 0)[0],
+    trashIndexKey(0)[0],
+  ]);
+  if (!families.has(entry.key[0])) {
+    throw new Error(`not a resource index key: ${String(entry.key[0])}`);
+  }
+  op.check(entry).delete(entry.key);
+}
+
+/**
+ * Adds to `op` the removal of a content version whose resource record is gone (a repair), only
+ * if the version is unchanged and the record still absent.
+ */
+export function dropOrphanVersion(
+  op: Deno.AtomicOperation,
+  rs: number,
+  entry: Deno.KvEntry<unknown>,
+) {
+  op.check({ key: resourceKey(rs), versionstamp: null });
+  deleteVersion(op, rs, entry.key[2] as number, entry.versionstamp);
 }

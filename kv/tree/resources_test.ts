@@ -271,12 +271,12 @@ domainTest("writeResource claims a new name slot only if it is still free at com
   const taken = await newFolder(d, alice, "Taken");
   // What a create that read the name as free writes, committed after the name was taken.
   const late = d.kv.atomic();
-  writeResource(late, null, { ...taken, rs: taken.rs + 100, name: "TAKEN" });
+  writeResource(late, null, { ...taken, rs: taken.rs + 100, name: "TAKEN" }, null);
   assert.equal((await late.commit()).ok, false);
   assert.equal((await findChildByName(d.kv, alice.userSeq, null, "taken"))?.rs, taken.rs);
   // A case change keeps the resource's own slot, so it needs no free one.
   const recase = d.kv.atomic();
-  writeResource(recase, taken, { ...taken, name: "TAKEN" });
+  writeResource(recase, taken, { ...taken, name: "TAKEN" }, null);
   assert.equal((await recase.commit()).ok, true);
   assert.equal((await findChildByName(d.kv, alice.userSeq, null, "taken"))?.name, "TAKEN");
 });

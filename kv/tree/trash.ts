@@ -30,6 +30,7 @@ import {
   trashIndexPrefix,
   writeResource,
 } from "./resources.ts";
+import { searchKeyCount } from "./search_index.ts";
 import { chargeUsage, readUsageEntry } from "./usage.ts";
 
 /** Per purge commit: under KV's 1000 mutations and 100 checks (usage takes one of each). */
@@ -37,8 +38,13 @@ const PURGE_MAX_MUTATIONS = 900;
 const PURGE_MAX_CHECKS = 90;
 /** Listings of a purged tree; another one is needed only when something raced into it. */
 const PURGE_MAX_PASSES = 5;
-/** Resource record, up to three index keys, lock, purge marker. */
-const PER_RESOURCE_MUTATIONS = 6;
+/** Resource record, up to three index keys, lock, purge marker, its event (kv/events/log.ts). */
+const PER_RESOURCE_MUTATIONS = 7;
+
+/** Adds to `op` removing the purge marker of `rs` (a resource deleted by other means). */
+export function dropPurgeMarker(op: Deno.AtomicOperation, rs: number) {
+  op.delete(purgeMarkerKey(rs));
+}
 
 /** One page of the owner's top-level trashed items, in resourceSeq order. */
 export function listTrash(
@@ -102,7 +108,7 @@ export function restoreTrashed(
       updatedAt: Math.max(now, item.updatedAt + 1),
       updatedBy: input.actorSeq,
     };
-    writeResource(op, item, next);
+    writeResource(op, item, next, input.actorSeq);
     // A failed check is a lost race (name taken, parent changed): read again and retry.
     return (await commit(op)) === true ? next : CONFLICT;
   });
@@ -123,7 +129,7 @@ export interface PurgeResult {
  */
 export async function purgeTrashed(
   d: Deps,
-  input: { ownerSeq: number; rs: number },
+  input: { ownerSeq: number; rs: number; actorSeq?: number },
 ): Promise<PurgeResult> {
   const top = await commitWithRetry(async () => {
     const [cur, marker] = await Promise.all([
@@ -151,7 +157,7 @@ export async function purgeTrashed(
     const listed = new Set(order);
     for (let i = 0; i < order.length;) {
       const batch = order.slice(i, i + PURGE_MAX_CHECKS);
-      const done = await purgeBatch(d, input.ownerSeq, batch, top.rs, listed);
+      const done = await purgeBatch(d, input, batch, top.rs, listed);
       i += done.count;
       result.resources += done.deleted;
       result.freedBytes += done.freedBytes;
@@ -196,7 +202,7 @@ function purgedTreeTest(kv: Deno.Kv, ownerSeq: number, topRs: number, listed: Se
  */
 async function purgeBatch(
   d: Deps,
-  ownerSeq: number,
+  { ownerSeq, actorSeq = ownerSeq }: { ownerSeq: number; actorSeq?: number },
   seqs: number[],
   topRs: number,
   listed: Set<number>,
@@ -209,7 +215,8 @@ async function purgeBatch(
     ]);
     const inTree = purgedTreeTest(d.kv, ownerSeq, topRs, listed);
     const op = d.kv.atomic();
-    let mutations = 1;
+    // Usage, and the event log's tick (kv/events/log.ts).
+    let mutations = 2;
     let count = 0;
     let deleted = 0;
     let freed = 0;
@@ -219,7 +226,7 @@ async function purgeBatch(
       let r = await inTree(entry.value) ? entry.value : null;
       if (r?.type === "FOLDER" && await hasChildOutside(d.kv, r, deleting)) r = null;
       const versions = r ? await listVersions(d.kv, r.rs) : [];
-      const cost = versions.length + PER_RESOURCE_MUTATIONS;
+      const cost = versions.length + PER_RESOURCE_MUTATIONS + searchKeyCount(r);
       if (count > 0 && mutations + cost > PURGE_MAX_MUTATIONS) break;
       if (r && cost > PURGE_MAX_MUTATIONS) {
         for (const v of versions.slice(0, PURGE_MAX_CHECKS)) {
@@ -239,7 +246,7 @@ async function purgeBatch(
         freed += v.size;
         blobIds.push(v.blobId);
       }
-      writeResource(op, r, null);
+      writeResource(op, r, null, actorSeq);
       deleting.add(r.rs);
       dropLock(op, r.ownerSeq, r.rs);
       if (r.rs === topRs) op.delete(purgeMarkerKey(r.rs));

@@ -36,3 +36,26 @@ export function chargeUsage(
   }
   op.check(entry).set(usageKey(userSeq), Math.max(used + delta, 0));
 }
+
+/**
+ * Adds to `op` setting the usage of `userSeq` to `bytes` (a recount), checked against `entry`'s
+ * versionstamp: every write that changes stored versions also writes the usage key, so the
+ * commit fails if any such write landed after `entry` was read.
+ */
+export function setUsage(
+  op: Deno.AtomicOperation,
+  entry: Deno.KvEntryMaybe<number>,
+  userSeq: number,
+  bytes: number,
+) {
+  op.check(entry).set(usageKey(userSeq), bytes);
+}
+
+/** Adds to `op` removing a deleted user's usage record (checked against `entry`). */
+export function dropUsage(
+  op: Deno.AtomicOperation,
+  entry: Deno.KvEntryMaybe<number>,
+  userSeq: number,
+) {
+  op.check(entry).delete(usageKey(userSeq));
+}

@@ -3,21 +3,20 @@
  * or one folder of it), with the optional operations it offers and whether it may write.
  *   ["adapter", name] -> StoredAdapter
  * The secret is the HMAC key of every request JWT, so it cannot be stored hashed: it is sealed
- * with AES-256-GCM under the secrets key (DRIVE_SECRETS_KEY, else DATA_DIR/secrets.key, else a
- * key kept in KV; see docs/provider.md). It is returned only when created or rotated.
+ * with AES-256-GCM under the service's secrets key (Deps.secretsKey, kv/secrets_key.ts:
+ * DRIVE_SECRETS_KEY, else DATA_DIR/secrets.key; see docs/provider.md). It is returned only when
+ * created or rotated.
  */
 import { releaseAdapterLocks } from "../../kv/tree/locks.ts";
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { Buffer } from "node:buffer";
-import { join } from "node:path";
+import { openText, type SealedText, sealingKeyId, sealText } from "../../lib/sealed.ts";
 import { commit, commitWithRetry, CONFLICT } from "../../kv/db.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import { loadPath } from "../../kv/tree/resources.ts";
-import { randomToken, sha256Hex } from "../../lib/secrets.ts";
+import { randomToken } from "../../lib/secrets.ts";
 import { requireUser } from "../../kv/identity/users.ts";
 import { OPTIONAL_OPERATIONS, type OptionalOperation } from "./operations.ts";
-import { adapterKey, adapterSecretsKeyKey } from "../../kv/keys.ts";
+import { adapterKey } from "../../kv/keys.ts";
 
 export const ADAPTER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const MIN_SECRET_BYTES = 32;
@@ -34,129 +33,26 @@ export interface Adapter {
   secretUpdatedAt: string;
 }
 
-interface SealedSecret {
-  /** Which secrets key sealed it (first 16 hex of its SHA-256), to diagnose a changed key. */
-  keyId: string;
-  iv: string;
-  tag: string;
-  data: string;
-}
-
 interface StoredAdapter extends Adapter {
-  secret: SealedSecret;
+  secret: SealedText;
 }
-
-// The secrets key is derived from configuration (env, key file or one KV record), the same in
-// every process, so remembering it per KV handle changes no behaviour.
-const secretsKeys = new WeakMap<Deno.Kv, Promise<Uint8Array>>();
-
-function decodeKey(text: string, where: string): Uint8Array {
-  const bytes = Buffer.from(text.trim(), "base64");
-  if (bytes.byteLength !== 32) throw new Error(`${where} does not hold a 32-byte base64 key`);
-  return new Uint8Array(bytes);
-}
-
-async function keyFromFile(dataDir: string): Promise<Uint8Array> {
-  const path = join(dataDir, "secrets.key");
-  try {
-    return decodeKey(await Deno.readTextFile(path), path);
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
-  }
-  await Deno.mkdir(dataDir, { recursive: true });
-  // Written under a temporary name and linked into place, so a concurrent starter never reads
-  // a half-written key and exactly one key wins.
-  const tmp = `${path}.${crypto.randomUUID()}.tmp`;
-  await Deno.writeTextFile(tmp, `${randomBytes(32).toString("base64")}\n`, {
-    mode: 0o600,
-    createNew: true,
-  });
-  try {
-    await Deno.link(tmp, path);
-  } catch (err) {
-    if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
-  } finally {
-    await Deno.remove(tmp).catch(() => {});
-  }
-  return decodeKey(await Deno.readTextFile(path), path);
-}
-
-async function keyFromKv(kv: Deno.Kv): Promise<Uint8Array> {
-  // Once per KV handle: secretsKey() remembers the resolved key.
-  console.warn(
-    "warning: adapter secrets are encrypted with a key stored in KV itself; set DRIVE_SECRETS_KEY",
-  );
-  const cur = await kv.get<string>(adapterSecretsKeyKey());
-  if (cur.value) return decodeKey(cur.value, "the KV secrets key");
-  const fresh = randomBytes(32).toString("base64");
-  await kv.atomic().check(cur).set(adapterSecretsKeyKey(), fresh).commit();
-  return decodeKey((await kv.get<string>(adapterSecretsKeyKey())).value!, "the KV secrets key");
-}
-
-async function resolveSecretsKey(d: Deps): Promise<Uint8Array> {
-  if (d.config.secretsKey) return d.config.secretsKey;
-  // A remote KV (KV Connect URL, or Deno Deploy's managed KV: kvPath "") is shared by machines
-  // that do not share a disk, so a local key file would differ between them.
-  const localKv = d.config.kvPath !== "" && !d.config.kvPath.includes("://");
-  if (localKv) {
-    try {
-      return await keyFromFile(d.config.dataDir);
-    } catch (err) {
-      // No writable file system: fall back to the KV-held key.
-      const readOnlyFs = err instanceof Deno.errors.PermissionDenied ||
-        err instanceof Deno.errors.NotSupported || err instanceof Deno.errors.NotCapable ||
-        (err instanceof Error && /read-only file system/i.test(err.message));
-      if (!readOnlyFs) throw err;
-    }
-  }
-  return await keyFromKv(d.kv);
-}
-
-function secretsKey(d: Deps): Promise<Uint8Array> {
-  let key = secretsKeys.get(d.kv);
-  if (!key) {
-    key = resolveSecretsKey(d);
-    key.catch(() => secretsKeys.delete(d.kv));
-    secretsKeys.set(d.kv, key);
-  }
-  return key;
-}
-
-const keyIdOf = (key: Uint8Array) => sha256Hex(key).slice(0, 16);
 
 /** The adapter name is the additional data, so a sealed secret cannot be moved to another adapter. */
-async function sealSecret(d: Deps, name: string, secret: string): Promise<SealedSecret> {
-  const key = await secretsKey(d);
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
-  cipher.setAAD(Buffer.from(name, "utf8"));
-  const data = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-  return {
-    keyId: keyIdOf(key),
-    iv: iv.toString("base64"),
-    tag: cipher.getAuthTag().toString("base64"),
-    data: data.toString("base64"),
-  };
+async function sealSecret(d: Deps, name: string, secret: string): Promise<SealedText> {
+  return sealText(await d.secretsKey.get(), name, secret);
 }
 
-async function openSecret(d: Deps, name: string, sealed: SealedSecret): Promise<string> {
-  const key = await secretsKey(d);
-  try {
-    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(sealed.iv, "base64"));
-    decipher.setAAD(Buffer.from(name, "utf8"));
-    decipher.setAuthTag(Buffer.from(sealed.tag, "base64"));
-    const plain = Buffer.concat([
-      decipher.update(Buffer.from(sealed.data, "base64")),
-      decipher.final(),
-    ]);
-    return plain.toString("utf8");
-  } catch {
+async function openSecret(d: Deps, name: string, sealed: SealedText): Promise<string> {
+  const key = await d.secretsKey.get();
+  const plain = openText(key, name, sealed);
+  if (plain === null) {
     console.error(
       `adapter "${name}": its secret cannot be decrypted (sealed with key ${sealed.keyId}, ` +
-        `current key ${keyIdOf(key)}); was DRIVE_SECRETS_KEY or secrets.key changed?`,
+        `current key ${sealingKeyId(key)}); was DRIVE_SECRETS_KEY or secrets.key changed?`,
     );
     return fail("ADAPTER_006");
   }
+  return plain;
 }
 
 function publicView({ secret: _, ...adapter }: StoredAdapter): Adapter {
@@ -264,15 +160,34 @@ export async function requireAdapter(kv: Deno.Kv, name: string): Promise<Adapter
   return (await getAdapter(kv, name)) ?? fail("ADAPTER_001", `No adapter named "${name}"`, "name");
 }
 
-/** The adapter and its plain secret, for verifying or signing a request; null when unknown. */
+/**
+ * The adapter and its plain secret, for verifying or signing a request; null when unknown. The
+ * record is read on every call; with the process's identity cache (Deps.identity) it is read
+ * with the identity epoch in one snapshot (`epoch`, for the user's standing next), and the
+ * opened secret is kept in memory under the record's versionstamp, so a rotation (a new
+ * versionstamp) is seen by the very next request.
+ */
 export async function loadAdapterWithSecret(
   d: Deps,
   name: string,
-): Promise<{ adapter: Adapter; secret: string } | null> {
+): Promise<{ adapter: Adapter; secret: string; epoch: bigint } | null> {
   if (!ADAPTER_NAME_PATTERN.test(name)) return null;
-  const stored = (await d.kv.get<StoredAdapter>(adapterKey(name))).value;
+  if (!d.identity) {
+    const stored = (await d.kv.get<StoredAdapter>(adapterKey(name))).value;
+    if (!stored) return null;
+    const secret = await openSecret(d, name, stored.secret);
+    return { adapter: publicView(stored), secret, epoch: 0n };
+  }
+  const { epoch, entries: [entry] } = await d.identity.read([adapterKey(name)]);
+  const stored = entry.value as StoredAdapter | null;
   if (!stored) return null;
-  return { adapter: publicView(stored), secret: await openSecret(d, name, stored.secret) };
+  const secret = await d.identity.fact(
+    epoch,
+    "adapter_secret",
+    `${name}@${entry.versionstamp}`,
+    () => openSecret(d, name, stored.secret),
+  );
+  return { adapter: publicView(stored), secret, epoch };
 }
 
 export async function deleteAdapter(kv: Deno.Kv, name: string): Promise<void> {

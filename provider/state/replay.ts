@@ -24,11 +24,16 @@ export function recordJti(
   nowMs = Date.now(),
 ): Promise<boolean> {
   const key = jtiKey(adapter, jti);
+  const record = { exp } satisfies JtiRecord;
+  const expireIn = Math.max(exp * 1000 - nowMs, 0) + 1000;
   return commitWithRetry(async () => {
+    // The common case, a jti never seen, in one commit and no read: it must not exist yet.
+    const fresh = kv.atomic().check({ key, versionstamp: null }).set(key, record, { expireIn });
+    if ((await commit(fresh)) === true) return true;
+    // It exists: a replay, unless it is an expired record KV has not deleted yet.
     const cur = await kv.get<JtiRecord>(key);
     if (cur.value && cur.value.exp * 1000 > nowMs) return false;
-    const expireIn = Math.max(exp * 1000 - nowMs, 0) + 1000;
-    const op = kv.atomic().check(cur).set(key, { exp } satisfies JtiRecord, { expireIn });
+    const op = kv.atomic().check(cur).set(key, record, { expireIn });
     return (await commit(op)) === true ? true : CONFLICT;
   });
 }

@@ -26,9 +26,15 @@ export const PLACEMENT_RULES: readonly { glob: string; placement: Placement; why
   { glob: "boot.ts", placement: "composition", why: "opens the stores and builds the app" },
   { glob: "app.ts", placement: "composition", why: "mounts the HTTP areas" },
   { glob: "serve.ts", placement: "composition", why: "serves the app with connection limits" },
+  { glob: "cli/**", placement: "composition", why: "the admin CLI: opens the stores like boot" },
   // provider/state holds provider state the domain owns; it must come before provider/**.
   { glob: "provider/state/**", placement: "domain", why: "provider adapters and replay store" },
   // Edges speak a protocol (HTTP APIs, the storage provider protocol, the browser console).
+  {
+    glob: "api/ops/**",
+    placement: "edges",
+    why: "request ids and logs, metrics, readiness: app.ts mounts them over every area",
+  },
   { glob: "api/**", placement: "edges", why: "drive, admin and public HTTP APIs" },
   { glob: "provider/**", placement: "edges", why: "storage provider protocol edge" },
   { glob: "ui/**", placement: "edges", why: "browser code and its build" },
@@ -36,6 +42,15 @@ export const PLACEMENT_RULES: readonly { glob: string; placement: Placement; why
   { glob: "kv/identity/**", placement: "domain", why: "tenants, users, API keys, admin token" },
   { glob: "kv/tree/**", placement: "domain", why: "resources, locks, usage, trash, templates" },
   { glob: "kv/sharing/**", placement: "domain", why: "shares, share links, notifications" },
+  { glob: "kv/events/**", placement: "domain", why: "event log, change feed, activity" },
+  { glob: "kv/migrations/**", placement: "domain", why: "schema version, start-up migrations" },
+  { glob: "kv/ops/**", placement: "domain", why: "fsck, usage recompute, user export (admin)" },
+  { glob: "kv/backup/**", placement: "domain", why: "backup and restore of KV state and blobs" },
+  {
+    glob: "kv/lifecycle/**",
+    placement: "domain",
+    why: "deleting users and tenants, drive transfer, trash and version retention",
+  },
   // Stores: raw persistence and the vocabulary every domain module shares.
   { glob: "kv/*.ts", placement: "stores", why: "KV helpers, keys, error catalog, deps type" },
   { glob: "blobs/**", placement: "stores", why: "byte stores (filesystem, KV)" },
@@ -91,4 +106,10 @@ export const NOT_BROWSER_CODE: readonly { path: string; why: string }[] = [
 ];
 
 /** Paths skipped when collecting sources (build output, runtime data, installed packages). */
-export const SKIPPED_DIRECTORIES: readonly string[] = ["static/build/", "data/", "node_modules/"];
+export const SKIPPED_DIRECTORIES: readonly string[] = [
+  "static/build/",
+  // Third-party browser builds copied from npm (scripts/vendor_api_reference.ts).
+  "static/vendor/",
+  "data/",
+  "node_modules/",
+];

@@ -4,7 +4,7 @@
  * refreshes docs/console.png when it is missing or DRIVE_UPDATE_SCREENSHOT=1.
  */
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
+import type { Page } from "./playwright.ts";
 import { browserTest, openSection, overflowsHorizontally, signIn } from "./helpers.ts";
 import { acquireLock } from "../../kv/tree/locks.ts";
 import { getResource } from "../../kv/tree/resources.ts";
@@ -199,7 +199,8 @@ browserTest("console: the API's error is shown next to the field it names", asyn
   // 409 USER_002 names accountId: its message sits under that input, which is marked invalid.
   const form = page.getByRole("form", { name: "Create a user" });
   const accountId = form.getByLabel("Account id");
-  await form.getByText('accountId "ana" is already taken').waitFor();
+  // Field names in words, not the API's (accountId).
+  await form.getByText('Account id "ana" is already taken').waitFor();
   assert.equal(await accountId.getAttribute("aria-invalid"), "true");
   const describedBy = await accountId.getAttribute("aria-describedby");
   assert.ok(describedBy);

@@ -3,7 +3,7 @@
  * app served by startTestServer. Every request the page makes to another origin is blocked and
  * recorded, so a test also proves the console needs no network beyond this server.
  */
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "./playwright.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { ADMIN_TOKEN } from "../helpers/admin.ts";
 
@@ -28,6 +28,8 @@ export interface BrowserEnv {
 
 export interface BrowserTestOptions {
   viewport?: { width: number; height: number };
+  /** Extra environment variables for the server's readConfig. */
+  env?: Record<string, string>;
 }
 
 /** A Deno test with a fresh server and a fresh browser profile; skipped without Chromium. */
@@ -46,7 +48,7 @@ export function browserTest(
     sanitizeOps: false,
     sanitizeResources: false,
     async fn() {
-      const server = await startTestServer();
+      const server = await startTestServer({ env: opts.env });
       const profile = await Deno.makeTempDir({ prefix: "drive-chromium-" });
       const downloads = await Deno.makeTempDir({ prefix: "drive-downloads-" });
       const context = await chromium.launchPersistentContext(profile, {

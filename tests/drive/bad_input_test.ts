@@ -36,7 +36,8 @@ Deno.test("malformed input to every documented operation never answers 5xx or a 
           const concrete = path.replace(/\{[^}]+\}/g, seq);
           const url =
             `${concrete}?ss=${seq}&pfs=${seq}&ps=${seq}&cursor=${seq}&docId=${seq}&size=${seq}`;
-          for (const bad of method === "get" ? [null] : BAD_BODIES) {
+          // fetch cannot send a body with GET or HEAD.
+          for (const bad of method === "get" || method === "head" ? [null] : BAD_BODIES) {
             const res = await alice.fetch(url, {
               method: method.toUpperCase(),
               headers: bad ? { "content-type": bad.type } : {},
@@ -50,7 +51,8 @@ Deno.test("malformed input to every documented operation never answers 5xx or a 
             if (path.includes("{")) {
               assert.ok(res.status >= 400, `${where}: ${res.status} ${text.slice(0, 200)}`);
             }
-            if (res.status >= 400) {
+            // A HEAD answer has no body to carry a code.
+            if (res.status >= 400 && method !== "head") {
               assert.match(
                 text,
                 /[A-Z]+_\d{3}/,

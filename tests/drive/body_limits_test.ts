@@ -117,7 +117,7 @@ function assertTooLarge(answer: StalledAnswer | null, where: string) {
     `${where}: no answer within ${ANSWER_WITHIN_MS} ms (the server waited for the body)`,
   );
   assert.equal(answer.status, 413, `${where}: ${answer.status} ${answer.text.slice(0, 200)}`);
-  assert.match(answer.text, /REQUEST_002/, where);
+  assert.match(answer.text, /REQUEST_002/, `${where}: ${answer.text}`);
   assert.match(answer.text, /65536/, `${where}: the message names the limit: ${answer.text}`);
 }
 

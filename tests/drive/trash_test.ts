@@ -297,12 +297,14 @@ Deno.test("restore: a folder whose old parent was moved to the nesting limit com
     const alice = await newApiUser(server, "alice");
     // The deepest chain a new folder may be made in: the next level is refused.
     let deepest = await alice.newFolder("L1");
+    let aboveDeepest = deepest;
     for (let level = 2;; level++) {
       const res = await alice.call("POST", "/folders", { fn: `L${level}`, pfs: deepest });
       if (res.status !== 201) {
         assert.equal(res.body.errorCode, "RESOURCE_014", JSON.stringify(res.body));
         break;
       }
+      aboveDeepest = deepest;
       deepest = res.body.data.resourceSeq;
     }
     const parent = await alice.newFolder("Parent");
@@ -310,8 +312,11 @@ Deno.test("restore: a folder whose old parent was moved to the nesting limit com
     const file = await alice.newFile("f.txt", "f", parent);
     assert.equal((await alice.call("PATCH", `/folders/${sub}/delete`)).status, 200);
     assert.equal((await alice.call("PATCH", `/files/${file}/delete`)).status, 200);
-    // Parent now sits where a folder can no longer be made inside it.
-    const moved = await alice.call("POST", `/folders/${parent}/move`, { pfs: deepest });
+    // Parent now sits at the nesting limit, where a folder can no longer be made inside it (its
+    // subfolder is in the trash, so the move takes no subfolder along).
+    const tooDeep = await alice.call("POST", `/folders/${parent}/move`, { pfs: deepest });
+    assert.equal(tooDeep.body.errorCode, "RESOURCE_014", JSON.stringify(tooDeep.body));
+    const moved = await alice.call("POST", `/folders/${parent}/move`, { pfs: aboveDeepest });
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
     const refused = await alice.call("POST", "/folders", { fn: "New", pfs: parent });
     assert.equal(refused.body.errorCode, "RESOURCE_014");

@@ -6,7 +6,7 @@
  * path, come late, or lack an error code when it is an error; the server answers /healthz
  * afterwards.
  */
-import fc from "fast-check";
+import fc from "./fast_check.ts";
 import { z } from "zod";
 import {
   ConnectionTestBody,

@@ -7,7 +7,7 @@
  * code when it is an error; the server answers /healthz afterwards. See docs/security.md,
  * "Fuzzing", for the settings.
  */
-import fc from "fast-check";
+import fc from "./fast_check.ts";
 import { withServer } from "../helpers/server.ts";
 import { assertAlive, checkAnswer, fuzz, runsFor, send } from "./harness.ts";
 import { operationsOf, requestArb, toRequest } from "./requests.ts";

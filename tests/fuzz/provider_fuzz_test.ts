@@ -8,7 +8,7 @@
  * supported"), carry a stack trace or internal path, or come late; the server answers /healthz
  * afterwards.
  */
-import fc from "fast-check";
+import fc from "./fast_check.ts";
 import { signJwt } from "../../provider/jwt.ts";
 import { sha256Hex } from "../../lib/secrets.ts";
 import { withServer } from "../helpers/server.ts";

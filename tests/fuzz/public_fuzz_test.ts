@@ -5,7 +5,7 @@
  * valid-looking or hostile. No answer may be a 5xx, carry a stack trace or internal path, or
  * come late; the link API's errors carry an error code; the server answers /healthz afterwards.
  */
-import fc from "fast-check";
+import fc from "./fast_check.ts";
 import { withServer } from "../helpers/server.ts";
 import { assertAlive, checkAnswer, fuzz, runsFor, send } from "./harness.ts";
 import { type Operation, type Param, requestArb, toRequest } from "./requests.ts";

@@ -6,7 +6,7 @@
  * multipart (sometimes broken: file not last, no closing boundary, invalid UTF-8 in the
  * filename) or raw bytes; some requests come chunked.
  */
-import fc from "fast-check";
+import fc from "./fast_check.ts";
 import { concat, type FuzzRequest } from "./harness.ts";
 import {
   hostileText,
@@ -336,7 +336,8 @@ export function requestArb(
       fileBytes,
       fc.constantFrom("application/octet-stream", "application/octet-stream", null, "text/plain"),
     ).map(([bytes, ct]) => ({ bytes, contentType: ct }));
-  } else if (op.method === "GET") {
+  } else if (op.method === "GET" || op.method === "HEAD") {
+    // fetch cannot send a body with either.
     body = fc.constant(null);
   } else {
     // No body declared: usually none, sometimes one anyway.

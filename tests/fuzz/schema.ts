@@ -5,7 +5,7 @@
  * values are mixed field by field: a wrong type, a huge or invisible string, a missing required
  * field, an unknown extra field.
  */
-import fc from "fast-check";
+import fc from "./fast_check.ts";
 import { hostileJson, hostileNumber, hostileString, nameLike, oneIn } from "./values.ts";
 
 // deno-lint-ignore no-explicit-any

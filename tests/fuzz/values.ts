@@ -4,7 +4,7 @@
  * the wrong type, and JSON request bodies that are malformed on purpose (truncated, invalid
  * UTF-8, a byte-order mark, deep nesting, over the body limit).
  */
-import fc from "fast-check";
+import fc from "./fast_check.ts";
 
 /** `arb` once in `n` cases, null otherwise. */
 export function oneIn<T>(n: number, arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> {

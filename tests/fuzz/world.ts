@@ -5,7 +5,7 @@
  * generators draw "valid-looking" ids, tokens and names from it, so that requests reach the
  * code behind the checks and not only the validation in front of them.
  */
-import fc from "fast-check";
+import fc from "./fast_check.ts";
 import { type ApiUser, newApiUser, readOnlyKeyOf } from "../helpers/api.ts";
 import { newProviderAdapter } from "../helpers/provider.ts";
 import type { TestServer } from "../helpers/server.ts";

@@ -1,14 +1,19 @@
 /**
  * main.ts as a process of its own, for tests of start-up, signals and crashes: resolves once it
  * printed the URL it listens on (with whatever else it printed by then, e.g. the admin token).
+ * Its stdout is read to the end meanwhile (the request log goes there: an unread pipe would fill
+ * and stall the server); `output()` has all of it.
  */
 export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const LISTENING = /listening on (http:\/\/\S+)/;
+/** The start line, as a text line or inside a JSON log line (hence no quote in the URL). */
+const LISTENING = /listening on (http:\/\/[^\s"]+)/;
 
 export interface MainProcess {
   url: string;
   /** What the process printed on stdout up to a moment after its start line. */
   out: string;
+  /** Everything it printed on stdout so far (all of it once `stop` or `kill` returned). */
+  output(): string;
   /** SIGTERM, then its exit status (a clean stop exits 0). */
   stop(): Promise<Deno.CommandStatus>;
   /** kill -9: no finally block, no cleanup, no lease released. */
@@ -30,17 +35,33 @@ export async function startMain(env: Record<string, string>): Promise<MainProces
     out += value;
   }
   // Give a line printed right after the start line (the admin token) a moment to arrive.
+  const next = reader.read();
   const more = await Promise.race([
-    reader.read(),
+    next,
     new Promise<null>((r) => setTimeout(() => r(null), 300)),
   ]);
   if (more && !more.done) out += more.value;
-  const release = async () => {
-    await reader.cancel().catch(() => {});
-  };
+  const startOut = out;
+  const drained = (async () => {
+    if (more?.done) return;
+    if (!more) {
+      // The read raced above is still pending: its bytes come first.
+      const first = await next;
+      if (first.done) return;
+      out += first.value;
+    }
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      out += value;
+    }
+  })().catch(() => {});
+  // The process has exited, so its stdout ends: wait for the last bytes.
+  const release = () => drained;
   return {
-    url: LISTENING.exec(out)![1].replace("localhost", "127.0.0.1"),
-    out,
+    url: LISTENING.exec(startOut)![1].replace("localhost", "127.0.0.1"),
+    out: startOut,
+    output: () => out,
     async stop() {
       child.kill("SIGTERM");
       const status = await child.status;

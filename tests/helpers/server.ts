@@ -37,8 +37,8 @@ export async function startTestServer(opts: ServerOptions = {}): Promise<TestSer
     ...opts.env,
   });
   const service = await boot(config);
-  const { kv, blobs, app } = service;
-  const deps = { kv, blobs, config };
+  const { kv, blobs, app, ids, secretsKey } = service;
+  const deps = { kv, blobs, config, ids, secretsKey };
   const ac = new AbortController();
   // Served as main.ts serves (serve.ts, with its connection limits); closing cuts at once.
   const server = serve(app, config, {
@@ -47,6 +47,7 @@ export async function startTestServer(opts: ServerOptions = {}): Promise<TestSer
     signal: ac.signal,
     graceMs: 0,
   });
+  service.metrics.countConnectionsWith(() => server.connections);
   const port = server.addr.port;
   const url = `http://127.0.0.1:${port}`;
   // Links the service builds must point at this server.

@@ -506,7 +506,7 @@ async function bulkFolders(
         createdBy: ownerSeq,
         updatedBy: ownerSeq,
         trashedAt: null,
-      });
+      }, ownerSeq);
     }
     assert.ok((await op.commit()).ok);
   }

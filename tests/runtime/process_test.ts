@@ -7,7 +7,7 @@ Deno.test("first start prints the admin token once; later starts reuse its store
   const dir = await Deno.makeTempDir({ prefix: "drive-main-" });
   try {
     const first = await startMain({ DRIVE_DATA_DIR: dir });
-    const token = /admin token \(shown once, store it now\): (\S+)/.exec(first.out)?.[1];
+    const token = /"adminToken":"([^"]+)"/.exec(first.out)?.[1];
     assert.ok(token, `no token in: ${first.out}`);
     const health = await fetch(`${first.url}/healthz`);
     assert.deepEqual(await health.json(), { status: "ok" });

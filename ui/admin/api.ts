@@ -15,6 +15,7 @@ import type {
   NewAdapter,
   NewApiKey,
   NewUser,
+  Paged,
   Permission,
   RotatedSecret,
   ShareLink,
@@ -24,10 +25,20 @@ import type {
   User,
   UserPatch,
 } from "../../api/admin/schemas.ts";
+import type {
+  ActivityPage,
+  CreatedWebhook,
+  EventKind,
+  NewWebhook,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+} from "../../api/admin/schemas/events.ts";
+import type { TenantDeletion, UserDeletion } from "../../api/admin/schemas/lifecycle.ts";
 import { adminToken, signOut } from "./session.ts";
 
-// The shapes of the admin API are the server's own (api/admin/schemas.ts). `import type` keeps
-// server code out of the browser bundle; the pages take the types from here.
+// The shapes of the admin API are the server's own (api/admin/schemas.ts and schemas/).
+// `import type` keeps server code out of the browser bundle; the pages take the types from here.
 export type {
   Adapter,
   AdapterOperation,
@@ -35,6 +46,7 @@ export type {
   BlobSweep,
   ConnectionTest,
   DocumentLock,
+  Paged,
   Permission,
   Scope,
   ShareLink,
@@ -43,6 +55,13 @@ export type {
   Tenant,
   User,
 } from "../../api/admin/schemas.ts";
+export type {
+  ActivityEntry,
+  EventKind,
+  Webhook,
+  WebhookDelivery,
+  WebhookEventFilter,
+} from "../../api/admin/schemas/events.ts";
 
 /**
  * Every member of a string union, in the order written, for the browser, which cannot import
@@ -71,6 +90,32 @@ export const ADAPTER_OPERATIONS = allOf<AdapterOperation>({
   mkdir: true,
   rename: true,
   delete: true,
+});
+/** Every event kind (docs/changes.md): the activity filter, and what a webhook subscribes to. */
+export const EVENT_KINDS = allOf<EventKind>({
+  created: true,
+  copied: true,
+  content_changed: true,
+  renamed: true,
+  moved: true,
+  trashed: true,
+  restored: true,
+  purged: true,
+  locked: true,
+  unlocked: true,
+  share_created: true,
+  share_changed: true,
+  share_removed: true,
+  recipients_changed: true,
+  link_created: true,
+  link_removed: true,
+  link_joined: true,
+  link_visitors_removed: true,
+  pin_added: true,
+  pin_removed: true,
+  downloaded: true,
+  link_opened: true,
+  admin_action: true,
 });
 
 /**
@@ -140,25 +185,71 @@ async function request<T>(
 const items = <T>(r: { items: T[] }) => r.items;
 const seg = encodeURIComponent;
 
+/** q, cursor and limit of a paged list (api/admin/schemas.ts adminPageQuery). */
+export interface PageParams {
+  q?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+/** The query string of `params`, leaving out what is unset or empty. */
+function queryOf(params: Record<string, string | number | boolean | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") q.set(k, String(v));
+  const text = q.toString();
+  return text ? `?${text}` : "";
+}
+
+/** Every item of a paged list, for the choices and names a page needs from it. */
+async function allPages<T>(page: (cursor?: string) => Promise<Paged<T>>): Promise<T[]> {
+  const out: T[] = [];
+  let cursor: string | undefined;
+  // Bounded: 100 pages of the largest size.
+  for (let i = 0; i < 100; i++) {
+    const got = await page(cursor);
+    out.push(...got.items);
+    if (got.nextCursor === null) break;
+    cursor = got.nextCursor;
+  }
+  return out;
+}
+
 export const api = {
   /** Checks a token before it is kept: any authenticated read will do. */
   verifyToken: (token: string) => request<unknown>("GET", "/tenants", undefined, token),
 
-  listTenants: () => request<{ items: Tenant[] }>("GET", "/tenants").then(items),
+  /** Every tenant (the server pages them; tenants are few). */
+  listTenants: () =>
+    allPages((cursor) =>
+      request<Paged<Tenant>>("GET", `/tenants${queryOf({ cursor, limit: 1000 })}`)
+    ),
   createTenant: (name: string) => request<Tenant>("POST", "/tenants", { name }),
   updateTenant: (id: number, patch: TenantPatch) =>
     request<Tenant>("PATCH", `/tenants/${id}`, patch),
+  setTenantDisabled: (id: number, disabled: boolean) =>
+    request<Tenant>("POST", `/tenants/${id}/${disabled ? "disable" : "enable"}`),
+  /** Deletes for good; `confirm` repeats the tenant's name (the server checks it). */
+  deleteTenant: (id: number, confirm: string) =>
+    request<TenantDeletion>("DELETE", `/tenants/${id}?confirm=${seg(confirm)}`),
 
-  listUsers: (tenantId?: number) =>
-    request<{ items: User[] }>("GET", `/users${tenantId ? `?tenantId=${tenantId}` : ""}`)
-      .then(items),
+  /** One page of users: searched (q) and of one tenant when given. */
+  listUsersPage: (params: PageParams & { tenantId?: number }) =>
+    request<Paged<User>>("GET", `/users${queryOf({ ...params })}`),
+  /** Every user, for choosing one and naming them by account id. */
+  listUsers: () =>
+    allPages((cursor) => request<Paged<User>>("GET", `/users${queryOf({ cursor, limit: 1000 })}`)),
   createUser: (input: NewUser) => request<User>("POST", "/users", input),
   updateUser: (userSeq: number, patch: UserPatch) =>
     request<User>("PATCH", `/users/${userSeq}`, patch),
+  setUserDisabled: (userSeq: number, disabled: boolean) =>
+    request<User>("POST", `/users/${userSeq}/${disabled ? "disable" : "enable"}`),
+  /** Deletes for good; `confirm` repeats the user's accountId (the server checks it). */
+  deleteUser: (userSeq: number, confirm: string) =>
+    request<UserDeletion>("DELETE", `/users/${userSeq}?confirm=${seg(confirm)}`),
 
-  listKeys: (userSeq?: number) =>
-    request<{ items: ApiKey[] }>("GET", `/keys${userSeq ? `?userSeq=${userSeq}` : ""}`)
-      .then(items),
+  /** One page of API keys: searched (q) and of one user when given. */
+  listKeysPage: (params: PageParams & { userSeq?: number }) =>
+    request<Paged<ApiKey>>("GET", `/keys${queryOf({ ...params })}`),
   issueKey: (input: NewApiKey) => request<IssuedApiKey>("POST", "/keys", input),
   revokeKey: (keyId: string) => request<null>("DELETE", `/keys/${seg(keyId)}`),
 
@@ -174,7 +265,9 @@ export const api = {
       baseUrl ? { baseUrl } : {},
     ),
 
-  listShareLinks: () => request<{ items: ShareLink[] }>("GET", "/share-links").then(items),
+  /** One page of link shares: searched (q), only those that still open when `active`. */
+  listShareLinksPage: (params: PageParams & { active?: boolean }) =>
+    request<Paged<ShareLink>>("GET", `/share-links${queryOf({ ...params })}`),
   revokeShareLink: (shareSeq: number) => request<null>("DELETE", `/share-links/${shareSeq}`),
 
   listLocks: () => request<{ items: DocumentLock[] }>("GET", "/locks").then(items),
@@ -182,4 +275,32 @@ export const api = {
     request<LockRelease>("DELETE", `/locks/${resourceSeq}`, { releasedBy: "admin console" }),
 
   sweepBlobs: (dryRun: boolean) => request<BlobSweep>("POST", "/blobs/sweep", { dryRun }),
+
+  listWebhooks: () => request<{ items: Webhook[] }>("GET", "/webhooks").then(items),
+  createWebhook: (input: NewWebhook) => request<CreatedWebhook>("POST", "/webhooks", input),
+  deleteWebhook: (id: string) => request<null>("DELETE", `/webhooks/${seg(id)}`),
+  setWebhookDisabled: (id: string, disabled: boolean) =>
+    request<Webhook>("POST", `/webhooks/${seg(id)}/${disabled ? "disable" : "enable"}`),
+  testWebhook: (id: string) => request<WebhookDelivery>("POST", `/webhooks/${seg(id)}/test`),
+  listWebhookDeliveries: (id: string, cursor?: string) =>
+    request<WebhookDeliveryPage>(
+      "GET",
+      `/webhooks/${seg(id)}/deliveries${cursor ? `?cursor=${seg(cursor)}` : ""}`,
+    ),
+  retryWebhookDelivery: (id: string, deliveryId: string) =>
+    request<WebhookDelivery>(
+      "POST",
+      `/webhooks/${seg(id)}/deliveries/${seg(deliveryId)}/retry`,
+    ),
+
+  listActivity: (filter: ActivityFilter, cursor?: string) => {
+    const q = new URLSearchParams(filter as Record<string, string>);
+    if (cursor) q.set("cursor", cursor);
+    return request<ActivityPage>("GET", `/activity?${q}`);
+  },
 };
+
+/** The activity filters as typed into the console (sent as query parameters). */
+export type ActivityFilter = Partial<
+  Record<"tenantId" | "userSeq" | "rs" | "kind" | "from" | "to", string>
+>;

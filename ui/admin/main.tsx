@@ -10,7 +10,9 @@ import { KeysPage } from "./pages/keys.tsx";
 import { AdaptersPage } from "./pages/adapters.tsx";
 import { ShareLinksPage } from "./pages/share_links.tsx";
 import { LocksPage } from "./pages/locks.tsx";
+import { ActivityPage } from "./pages/activity.tsx";
 import { StoragePage } from "./pages/storage.tsx";
+import { WebhooksPage } from "./pages/webhooks.tsx";
 
 const PAGE_COMPONENT: Record<PageId, () => preact.JSX.Element> = {
   "tenants": TenantsPage,
@@ -20,6 +22,8 @@ const PAGE_COMPONENT: Record<PageId, () => preact.JSX.Element> = {
   "share-links": ShareLinksPage,
   "locks": LocksPage,
   "storage": StoragePage,
+  "activity": ActivityPage,
+  "webhooks": WebhooksPage,
 };
 
 function Nav() {

@@ -9,6 +9,8 @@ export const PAGES = [
   { id: "share-links", title: "Share links" },
   { id: "locks", title: "Locks" },
   { id: "storage", title: "Storage" },
+  { id: "activity", title: "Activity" },
+  { id: "webhooks", title: "Webhooks" },
 ] as const;
 
 export type PageId = typeof PAGES[number]["id"];

@@ -9,6 +9,52 @@ import { messageOf } from "./format.ts";
 
 export type FieldErrors = Record<string, string>;
 
+/**
+ * The words a person knows for the API's field names, so no message shows "quotaBytes" or
+ * "tenantId" (docs/console.md). camelCase names are replaced wherever they stand; plain words
+ * ("name", "email") only as the "field: problem" prefix of a validation message, since they
+ * also occur as ordinary words.
+ */
+export const FIELD_LABELS: Record<string, string> = {
+  accountId: "Account id",
+  baseUrl: "Base URL",
+  confirm: "Confirmation",
+  email: "E-mail",
+  expireDate: "Expiry date",
+  folderSeq: "Folder",
+  keyId: "Key id",
+  label: "Label",
+  maxPermissions: "Most permissions",
+  minAgeHours: "Minimum age",
+  name: "Name",
+  operations: "Operations",
+  quotaBytes: "Quota",
+  readOnly: "Read-only",
+  releasedBy: "Released by",
+  scopes: "Scopes",
+  secret: "Secret",
+  sharePolicy: "Share policy",
+  shareSeq: "Share",
+  tenantId: "Tenant",
+  toUserSeq: "Receiving user",
+  userSeq: "User",
+};
+
+/** `message` with the API's field names put in words (see FIELD_LABELS). */
+export function humanizeMessage(message: string): string {
+  let out = message.replace(/^([A-Za-z]+)(\.[\w.]+)?:/, (whole, key: string, rest?: string) => {
+    const label = FIELD_LABELS[key];
+    if (!label) return whole;
+    const inner = rest ? rest.slice(1).split(".").map((p) => FIELD_LABELS[p] ?? p) : [];
+    return `${[label, ...inner].join(" › ")}:`;
+  });
+  for (const [key, label] of Object.entries(FIELD_LABELS)) {
+    if (!/[A-Z]/.test(key)) continue;
+    out = out.replace(new RegExp(`\\b${key}\\b`, "g"), label.toLowerCase());
+  }
+  return out.charAt(0).toUpperCase() + out.slice(1);
+}
+
 let formCount = 0;
 
 export class FormState {
@@ -16,6 +62,11 @@ export class FormState {
   readonly errors = signal<FieldErrors>({});
   readonly formError = signal<string | null>(null);
   readonly busy = signal(false);
+  /**
+   * The last success ("User created"), shown beside the buttons. Cleared whenever the form is
+   * sent again, so a stale success never stands next to a new error.
+   */
+  readonly notice = signal<string | null>(null);
 
   constructor(readonly fields: readonly string[]) {}
 
@@ -37,6 +88,7 @@ export class FormState {
     const errors = validate();
     this.errors.value = errors;
     this.formError.value = null;
+    this.notice.value = null;
     if (Object.keys(errors).length > 0) {
       this.focusFirstError();
       return false;
@@ -54,7 +106,7 @@ export class FormState {
   }
 
   showError(err: unknown): void {
-    const message = messageOf(err);
+    const message = humanizeMessage(messageOf(err));
     const apiField = (err as { field?: unknown } | null)?.field;
     const field = typeof apiField === "string" ? this.ownField(apiField) : null;
     if (field) {
@@ -68,6 +120,7 @@ export class FormState {
   reset(): void {
     this.errors.value = {};
     this.formError.value = null;
+    this.notice.value = null;
   }
 
   /** The API names nested fields with dots ("sharePolicy.ORG_LINK.allowed"). */

@@ -3,6 +3,7 @@ import { type Signal, useSignal } from "@preact/signals";
 import type { ComponentChildren } from "preact";
 import { useEffect } from "preact/hooks";
 import { formatBytes, messageOf } from "../../shared/format.ts";
+import { humanizeMessage } from "../../shared/form.ts";
 
 export interface Loaded<T> {
   data: Signal<T | null>;
@@ -22,7 +23,7 @@ export function useLoaded<T>(load: () => Promise<T>, deps: unknown[] = []): Load
       data.value = await load();
       error.value = null;
     } catch (err) {
-      error.value = messageOf(err);
+      error.value = humanizeMessage(messageOf(err));
     } finally {
       loading.value = false;
     }
@@ -51,7 +52,7 @@ export function useAction(): Action {
       await task();
       return true;
     } catch (err) {
-      error.value = messageOf(err);
+      error.value = humanizeMessage(messageOf(err));
       return false;
     } finally {
       busy.value = false;

@@ -17,11 +17,25 @@ async function copyText(text: string, fallbackInput: HTMLInputElement | null): P
   }
 }
 
+/**
+ * How the server keeps the secret, for the warning: an API key only as a SHA-256 hash (it can
+ * check the key, never show it); an adapter secret sealed with the server's secrets key, since
+ * it must sign and verify requests with it, yet never hands it out again.
+ */
+export type SecretStorage = "hashed" | "sealed";
+
+const STORAGE_NOTE: Record<SecretStorage, string> = {
+  hashed: "only a hash of it is stored, so it cannot be displayed again.",
+  sealed: "it is stored sealed (encrypted with the server's secrets key) and is never " +
+    "displayed again.",
+};
+
 export function SecretReveal(
-  { title, label, secret, onDone }: {
+  { title, label, secret, onDone, storage }: {
     title: string;
     label: string;
     secret: string;
+    storage: SecretStorage;
     onDone: () => void;
   },
 ) {
@@ -33,8 +47,7 @@ export function SecretReveal(
     <section class="secret" aria-labelledby="secret-title">
       <h3 id="secret-title" tabIndex={-1} ref={heading}>{title}</h3>
       <p class="warning">
-        <strong>Copy it now.</strong>{" "}
-        This is the only time it is shown: only a hash is stored, so it cannot be displayed again.
+        <strong>Copy it now.</strong> This is the only time it is shown: {STORAGE_NOTE[storage]}
       </p>
       <div class="secret-row">
         <label for="secret-value" class="visually-hidden">{label}</label>
@@ -71,7 +84,13 @@ export interface NewSecret {
 }
 
 /** The page's panel for a just-issued secret; "hide" empties `shown`, which removes it. */
-export function SecretPanel({ shown, label }: { shown: Signal<NewSecret | null>; label: string }) {
+export function SecretPanel(
+  { shown, label, storage }: {
+    shown: Signal<NewSecret | null>;
+    label: string;
+    storage: SecretStorage;
+  },
+) {
   if (!shown.value) return null;
   return (
     <section class="panel">
@@ -79,6 +98,7 @@ export function SecretPanel({ shown, label }: { shown: Signal<NewSecret | null>;
         title={shown.value.title}
         label={label}
         secret={shown.value.secret}
+        storage={storage}
         onDone={() => (shown.value = null)}
       />
     </section>

@@ -5,11 +5,15 @@
 import type { ComponentChildren } from "preact";
 import { ListState, type Loaded } from "./data.tsx";
 
+/** Rows per page of a paged list (components/paged_table.tsx). */
+export const PAGE_SIZE = 20;
+
 export interface Column<T> {
   label: string;
   cell: (item: T) => ComponentChildren;
 }
 
+/** The rows of `loaded`; a list the server pages and searches is a PagedTable around it. */
 export function ListTable<T>(
   { loaded, empty, columns, rowKey, rowClass, actions }: {
     loaded: Loaded<T[]>;
@@ -21,30 +25,27 @@ export function ListTable<T>(
     actions: (item: T) => ComponentChildren;
   },
 ) {
-  return (
-    <ListState loaded={loaded} empty={empty}>
-      {(items) => (
-        <table>
-          <thead>
-            <tr>
-              {columns.map((c) => <th key={c.label} scope="col">{c.label}</th>)}
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((item) => (
-              <tr key={rowKey(item)} class={rowClass?.(item)}>
-                {columns.map((c) => <td key={c.label} data-label={c.label}>{c.cell(item)}</td>)}
-                <td>{actions(item)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </ListState>
+  const table = (items: T[]) => (
+    <table>
+      <thead>
+        <tr>
+          {columns.map((c) => <th key={c.label} scope="col">{c.label}</th>)}
+          <th scope="col">
+            <span class="visually-hidden">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((item) => (
+          <tr key={rowKey(item)} class={rowClass?.(item)}>
+            {columns.map((c) => <td key={c.label} data-label={c.label}>{c.cell(item)}</td>)}
+            <td>{actions(item)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
+  return <ListState loaded={loaded} empty={empty}>{table}</ListState>;
 }
 
 /** The row action that opens the row in the editor beside the list; pressed while it is open. */

@@ -264,7 +264,7 @@ export function AdaptersPage() {
           </ListState>
         </Panel>
         <div class="stack">
-          <SecretPanel shown={shown} label="Adapter secret" />
+          <SecretPanel shown={shown} label="Adapter secret" storage="sealed" />
           <section class="panel">
             <Items
               items={users.data.value}

@@ -1,12 +1,12 @@
-/** API keys: issue (the key is shown once), list per user, revoke. */
+/** API keys: issue (the key is shown once), list (paged, searched, per user), revoke. */
 import { useSignal } from "@preact/signals";
 import { formatDate } from "../../shared/format.ts";
 import { api, type ApiKey, type User } from "../api.ts";
 import { ConfirmButton } from "../components/confirm.tsx";
-import { Items, useLoaded } from "../components/data.tsx";
+import { Items } from "../components/data.tsx";
 import { FilterSelect, Panel } from "../components/panel.tsx";
 import { type NewSecret, SecretPanel } from "../components/secret.tsx";
-import { ListTable } from "../components/table.tsx";
+import { PagedTable, usePagedList } from "../components/paged_table.tsx";
 import { UserField, userOptions, useUserChoice, useUsers } from "../components/users.tsx";
 import { Form, SubmitRow, TextField, Toggle } from "../../shared/fields.tsx";
 import { errorsOf, useForm } from "../../shared/form.ts";
@@ -69,7 +69,10 @@ function IssueKeyForm(
 export function KeysPage() {
   const users = useUsers();
   const filter = useSignal("");
-  const keys = useLoaded(() => api.listKeys(Number(filter.value) || undefined), [filter.value]);
+  const keys = usePagedList(
+    (page) => api.listKeysPage({ ...page, userSeq: Number(filter.value) || undefined }),
+    [filter.value],
+  );
   const issued = useSignal<NewSecret | null>(null);
   const accountOf = (seq: number) => users.accountOf(seq, `seq ${seq}`);
   return (
@@ -89,8 +92,10 @@ export function KeysPage() {
             />
           }
         >
-          <ListTable
-            loaded={keys}
+          <PagedTable
+            list={keys}
+            name="keys"
+            searchHint="Start of a key id (exact case), or of its user's account id, e-mail or name."
             empty="No API keys."
             columns={[
               {
@@ -131,7 +136,7 @@ export function KeysPage() {
           />
         </Panel>
         <div class="stack">
-          <SecretPanel shown={issued} label="API key" />
+          <SecretPanel shown={issued} label="API key" storage="hashed" />
           <section class="panel">
             <Items items={users.data.value} empty="Create a user first: a key acts for one user.">
               {(items) => (

@@ -1,11 +1,12 @@
-/** Active share links across the service; revoking one makes its URL stop resolving. */
+/**
+ * Active share links across the service, paged and searched by the server; revoking one makes
+ * its URL stop resolving.
+ */
 import { formatDate, isPast } from "../../shared/format.ts";
 import { api, type ShareType } from "../api.ts";
 import { ConfirmButton } from "../components/confirm.tsx";
-import { useLoaded } from "../components/data.tsx";
 import { Panel } from "../components/panel.tsx";
-import { ListTable } from "../components/table.tsx";
-import { useUsers } from "../components/users.tsx";
+import { PagedTable, usePagedList } from "../components/paged_table.tsx";
 
 const TYPE_LABEL: Record<ShareType, string> = {
   SPECIFIC_USERS: "specific users",
@@ -19,8 +20,8 @@ function expiry(expireDate: string | number | null): string {
 }
 
 export function ShareLinksPage() {
-  const links = useLoaded(api.listShareLinks);
-  const users = useUsers();
+  // Expired links no longer open, so "Active links" asks the server for the others only.
+  const links = usePagedList((page) => api.listShareLinksPage({ ...page, active: true }));
   return (
     <>
       <h1>Share links</h1>
@@ -29,8 +30,10 @@ export function ShareLinksPage() {
         title="Active links"
         tools={<button type="button" onClick={links.reload}>Refresh</button>}
       >
-        <ListTable
-          loaded={links}
+        <PagedTable
+          list={links}
+          name="links"
+          searchHint="Start of the file or folder name (or a word of it), or of its owner."
           empty="No active share links."
           columns={[
             {
@@ -44,7 +47,7 @@ export function ShareLinksPage() {
                 </>
               ),
             },
-            { label: "Owner", cell: (l) => users.accountOf(l.ownerSeq) },
+            { label: "Owner", cell: (l) => l.ownerAccountId ?? `user ${l.ownerSeq}` },
             { label: "Kind", cell: (l) => TYPE_LABEL[l.shareType] ?? l.shareType },
             { label: "Expires", cell: (l) => expiry(l.expireDate) },
             { label: "Password", cell: (l) => l.isPasswordEnabled ? "yes" : "no" },

@@ -13,6 +13,7 @@ import {
 import { useLoaded } from "../components/data.tsx";
 import { Panel } from "../components/panel.tsx";
 import { EditButton, ListTable } from "../components/table.tsx";
+import { DeleteButton, DisableButton, DisabledBadge } from "../components/lifecycle.tsx";
 import { FieldGroup, Form, SubmitRow, TextField } from "../../shared/fields.tsx";
 import { errorsOf, useForm, validName } from "../../shared/form.ts";
 
@@ -41,7 +42,6 @@ function policySummary(policy: SharePolicy): string {
 function CreateTenantForm({ onCreated }: { onCreated: (t: Tenant) => void }) {
   const form = useForm(["name"]);
   const name = useSignal("");
-  const created = useSignal<string | null>(null);
   return (
     <Form
       form={form}
@@ -49,7 +49,7 @@ function CreateTenantForm({ onCreated }: { onCreated: (t: Tenant) => void }) {
       onSubmit={(e) =>
         form.submit(e, () => errorsOf({ name: validName(name.value, "tenant name") }), async () => {
           const t = await api.createTenant(name.value.trim());
-          created.value = `Tenant “${t.name}” created (id ${t.id}).`;
+          form.notice.value = `Tenant “${t.name}” created (id ${t.id}).`;
           name.value = "";
           onCreated(t);
         })}
@@ -57,7 +57,7 @@ function CreateTenantForm({ onCreated }: { onCreated: (t: Tenant) => void }) {
       <h2>Create a tenant</h2>
       <TextField form={form} name="name" label="Tenant name" required value={name} />
       <SubmitRow form={form} busyLabel="Creating…">Create tenant</SubmitRow>
-      <p class="status" role="status">{created.value}</p>
+      <p class="status" role="status">{form.notice.value}</p>
     </Form>
   );
 }
@@ -70,7 +70,6 @@ function PolicyEditor({ tenant, onSaved }: { tenant: Tenant; onSaved: (t: Tenant
   const form = useForm(["name", "sharePolicy"]);
   const name = useSignal(tenant.name);
   const policy: Signal<SharePolicy> = useSignal(clonePolicy(tenant.sharePolicy));
-  const saved = useSignal<string | null>(null);
 
   const setAllowed = (type: ShareType, allowed: boolean) => {
     const next = clonePolicy(policy.value);
@@ -109,7 +108,7 @@ function PolicyEditor({ tenant, onSaved }: { tenant: Tenant; onSaved: (t: Tenant
             name: name.value.trim(),
             sharePolicy: policy.value,
           });
-          saved.value = `Saved at ${new Date().toLocaleTimeString()}.`;
+          form.notice.value = `Saved at ${new Date().toLocaleTimeString()}.`;
           onSaved(t);
         })}
     >
@@ -162,7 +161,7 @@ function PolicyEditor({ tenant, onSaved }: { tenant: Tenant; onSaved: (t: Tenant
         })}
       </FieldGroup>
       <SubmitRow form={form} busyLabel="Saving…">Save tenant</SubmitRow>
-      <p class="status" role="status">{saved.value}</p>
+      <p class="status" role="status">{form.notice.value}</p>
     </Form>
   );
 }
@@ -181,18 +180,41 @@ export function TenantsPage() {
             empty="No tenants yet: create the first one."
             columns={[
               { label: "Id", cell: (t) => t.id },
-              { label: "Name", cell: (t) => t.name },
+              {
+                label: "Name",
+                cell: (t) => (
+                  <>
+                    {t.name} <DisabledBadge disabledAt={t.disabledAt} />
+                  </>
+                ),
+              },
               { label: "Sharing allowed", cell: (t) => policySummary(t.sharePolicy) },
               { label: "Created", cell: (t) => formatDate(t.createdAt) },
             ]}
             rowKey={(t) => t.id}
             rowClass={(t) => t.id === selected.value ? "selected" : undefined}
             actions={(t) => (
-              <EditButton
-                label={`Edit tenant ${t.name}`}
-                editing={t.id === selected.value}
-                onEdit={() => (selected.value = t.id)}
-              />
+              <span class="row-actions">
+                <EditButton
+                  label={`Edit tenant ${t.name}`}
+                  editing={t.id === selected.value}
+                  onEdit={() => (selected.value = t.id)}
+                />
+                <DisableButton
+                  disabled={t.disabledAt !== null}
+                  what={`tenant ${t.name}`}
+                  onToggle={(off) => api.setTenantDisabled(t.id, off).then(tenants.reload)}
+                />
+                <DeleteButton
+                  what={`tenant ${t.name}`}
+                  consequence="Every user in it is deleted, with all their files."
+                  onDelete={() =>
+                    api.deleteTenant(t.id, t.name).then(() => {
+                      if (selected.value === t.id) selected.value = null;
+                      return tenants.reload();
+                    })}
+                />
+              </span>
             )}
           />
         </Panel>

@@ -3,7 +3,9 @@ import { type Signal, useSignal } from "@preact/signals";
 import { api, type Tenant, type User } from "../api.ts";
 import { Items, UsageBar, useLoaded } from "../components/data.tsx";
 import { FilterSelect, Panel } from "../components/panel.tsx";
-import { EditButton, ListTable } from "../components/table.tsx";
+import { EditButton } from "../components/table.tsx";
+import { PagedTable, usePagedList } from "../components/paged_table.tsx";
+import { DeleteButton, DisableButton, DisabledBadge } from "../components/lifecycle.tsx";
 import { Form, SelectField, SubmitRow, TextField } from "../../shared/fields.tsx";
 import { errorsOf, type FormState, useForm, validName } from "../../shared/form.ts";
 import { parseQuota, QUOTA_UNITS, quotaParts } from "../quota.ts";
@@ -73,7 +75,6 @@ function CreateUserForm({ tenants, onCreated }: { tenants: Tenant[]; onCreated: 
   const name = useSignal("");
   const amount = useSignal("");
   const unit = useSignal("GiB");
-  const created = useSignal<string | null>(null);
 
   const quota = () => amount.value.trim() === "" ? undefined : parseQuota(amount.value, unit.value);
   const validate = () =>
@@ -96,7 +97,7 @@ function CreateUserForm({ tenants, onCreated }: { tenants: Tenant[]; onCreated: 
             name: name.value.trim(),
             ...(typeof q === "number" ? { quotaBytes: q } : {}),
           });
-          created.value = `User “${user.accountId}” created (seq ${user.userSeq}).`;
+          form.notice.value = `User “${user.accountId}” created (seq ${user.userSeq}).`;
           accountId.value =
             email.value =
             name.value =
@@ -119,7 +120,7 @@ function CreateUserForm({ tenants, onCreated }: { tenants: Tenant[]; onCreated: 
       <TextField form={form} name="name" label="Display name" required value={name} />
       <QuotaFields form={form} amount={amount} unit={unit} optional />
       <SubmitRow form={form} busyLabel="Creating…">Create user</SubmitRow>
-      <p class="status" role="status">{created.value}</p>
+      <p class="status" role="status">{form.notice.value}</p>
     </Form>
   );
 }
@@ -131,7 +132,6 @@ function EditUserForm({ user, onSaved }: { user: User; onSaved: () => void }) {
   const parts = quotaParts(user.quotaBytes);
   const amount = useSignal(parts.amount);
   const unit = useSignal(parts.unit);
-  const saved = useSignal<string | null>(null);
   const validate = () =>
     errorsOf(profileErrors(email.value, name.value, parseQuota(amount.value, unit.value)));
   return (
@@ -145,7 +145,7 @@ function EditUserForm({ user, onSaved }: { user: User; onSaved: () => void }) {
             name: name.value.trim(),
             quotaBytes: parseQuota(amount.value, unit.value) as number,
           });
-          saved.value = `Saved at ${new Date().toLocaleTimeString()}.`;
+          form.notice.value = `Saved at ${new Date().toLocaleTimeString()}.`;
           onSaved();
         })}
     >
@@ -154,7 +154,7 @@ function EditUserForm({ user, onSaved }: { user: User; onSaved: () => void }) {
       <TextField form={form} name="email" label="E-mail" type="email" required value={email} />
       <QuotaFields form={form} amount={amount} unit={unit} />
       <SubmitRow form={form} busyLabel="Saving…">Save user</SubmitRow>
-      <p class="status" role="status">{saved.value}</p>
+      <p class="status" role="status">{form.notice.value}</p>
     </Form>
   );
 }
@@ -162,7 +162,10 @@ function EditUserForm({ user, onSaved }: { user: User; onSaved: () => void }) {
 export function UsersPage() {
   const tenants = useLoaded(api.listTenants);
   const filter = useSignal("");
-  const users = useLoaded(() => api.listUsers(Number(filter.value) || undefined), [filter.value]);
+  const users = usePagedList(
+    (page) => api.listUsersPage({ ...page, tenantId: Number(filter.value) || undefined }),
+    [filter.value],
+  );
   const editing = useSignal<number | null>(null);
   const tenantName = (id: number) => tenants.data.value?.find((t) => t.id === id)?.name ?? id;
   const current = users.data.value?.find((u) => u.userSeq === editing.value) ?? null;
@@ -186,15 +189,17 @@ export function UsersPage() {
             />
           }
         >
-          <ListTable
-            loaded={users}
+          <PagedTable
+            list={users}
+            name="users"
+            searchHint="Start of an account id, e-mail, name or a word of the name."
             empty="No users yet."
             columns={[
               {
                 label: "Account",
                 cell: (u) => (
                   <>
-                    <strong>{u.accountId}</strong>
+                    <strong>{u.accountId}</strong> <DisabledBadge disabledAt={u.disabledAt} />
                     <span class="sub">{u.name} · {u.email} · seq {u.userSeq}</span>
                   </>
                 ),
@@ -214,11 +219,27 @@ export function UsersPage() {
             rowKey={(u) => u.userSeq}
             rowClass={(u) => u.userSeq === editing.value ? "selected" : undefined}
             actions={(u) => (
-              <EditButton
-                label={`Edit user ${u.accountId}`}
-                editing={u.userSeq === editing.value}
-                onEdit={() => (editing.value = u.userSeq)}
-              />
+              <span class="row-actions">
+                <EditButton
+                  label={`Edit user ${u.accountId}`}
+                  editing={u.userSeq === editing.value}
+                  onEdit={() => (editing.value = u.userSeq)}
+                />
+                <DisableButton
+                  disabled={Boolean(u.disabledAt)}
+                  what={`user ${u.accountId}`}
+                  onToggle={(off) => api.setUserDisabled(u.userSeq, off).then(users.reload)}
+                />
+                <DeleteButton
+                  what={`user ${u.accountId}`}
+                  consequence="Their files, versions, trash, shares, links and keys go with them."
+                  onDelete={() =>
+                    api.deleteUser(u.userSeq, u.accountId).then(() => {
+                      if (editing.value === u.userSeq) editing.value = null;
+                      return users.reload();
+                    })}
+                />
+              </span>
             )}
           />
         </Panel>

@@ -1,0 +1,172 @@
+/**
+ * The change feed (/changes; docs/changes.md): the current cursor, the changes after a cursor,
+ * and a long-poll that answers as soon as one commits on any process. Reading needs api:read
+ * only. The rules (what a caller sees, cursor order, retention) are kv/events/feed.ts's.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Deps } from "../../kv/deps.ts";
+import { type Change, currentCursor, readChanges, waitForChanges } from "../../kv/events/feed.ts";
+import { decodeCursor } from "../../kv/events/positions.ts";
+import type { ApiEnv } from "../http/auth.ts";
+import { pageSizeQuery } from "../http/cursor.ts";
+import { ok } from "../http/envelope.ts";
+import {
+  EventActorSchema,
+  EventBeforeSchema,
+  eventDetailSchema,
+  EventResourceSchema,
+  EventShareSchema,
+} from "../http/event_schemas.ts";
+import { errorResponses, jsonOk, newOpenApiApp, queryParam } from "../http/openapi.ts";
+
+export const MAX_CHANGES_PAGE = 1000;
+export const MAX_WAIT_SECONDS = 60;
+
+const tags = ["Changes"];
+const CURSOR_EXAMPLE = "000000000000002a0000ffff";
+
+const CursorQuery = z.string({ error: "cursor is required" }).openapi({
+  ...queryParam("cursor"),
+  description: "A cursor from GET /changes/cursor or the data.cursor of a previous page",
+  example: CURSOR_EXAMPLE,
+});
+
+const ChangesQuery = z.object({
+  cursor: CursorQuery,
+  ps: pageSizeQuery(
+    MAX_CHANGES_PAGE,
+    100,
+    `Most changes in one page, 1 to ${MAX_CHANGES_PAGE} (default 100)`,
+  ),
+});
+
+const WaitQuery = z.object({
+  cursor: CursorQuery,
+  timeout: z.coerce.number({ error: `timeout must be 1 to ${MAX_WAIT_SECONDS} seconds` })
+    .int(`timeout must be whole seconds, 1 to ${MAX_WAIT_SECONDS}`)
+    .min(1, "timeout must be at least 1 second")
+    .max(MAX_WAIT_SECONDS, `timeout must be at most ${MAX_WAIT_SECONDS} seconds`).default(30)
+    .openapi({
+      ...queryParam("timeout"),
+      description: `Seconds to wait for a change, 1 to ${MAX_WAIT_SECONDS} (default 30)`,
+      example: 30,
+    }),
+});
+
+const ResourceRefSchema = EventResourceSchema.openapi("ChangeResource");
+
+const ActorSchema = EventActorSchema.openapi("ChangeActor");
+
+const ChangeSchema = z.object({
+  kind: z.string().describe(
+    "What happened: created, copied, content_changed, renamed, moved, trashed, restored, " +
+      "purged, locked, unlocked, share_created, share_changed, share_removed, " +
+      "recipients_changed, link_created, link_removed, link_joined, link_visitors_removed, " +
+      "pin_added, pin_removed, access_gained, access_lost (docs/changes.md). A recipient sees " +
+      "share_changed and recipients_changed of a share they keep, access_gained when added or " +
+      "when a link they open joins their shared-with-me list, access_lost when removed",
+  ).openapi({ example: "renamed" }),
+  at: z.number().int().describe("When, in ms since the epoch (order by the feed, not by this)"),
+  cursor: z.string().describe("The position right after this change"),
+  actor: ActorSchema.describe("Who made the change"),
+  resource: ResourceRefSchema.optional().describe("The file or folder concerned"),
+  before: EventBeforeSchema.optional().describe("renamed and moved: where it was"),
+  share: EventShareSchema.optional().describe("Share, link and access events: the share"),
+  detail: eventDetailSchema(
+    "Lock events: source and holder (unlocked: reason released, admin, adapter_removed or " +
+      "expired; releasedBy); pin events: the pin",
+  ),
+}).openapi("Change", { description: "One change of the drive: what happened, to what, by whom" });
+
+const cursorRoute = createRoute({
+  method: "get",
+  path: "/changes/cursor",
+  operationId: "getChangesCursor",
+  tags,
+  summary: "The current position of the change feed: changes committed later come after it",
+  responses: {
+    ...jsonOk(
+      z.object({
+        cursor: z.string().describe("Pass it to GET /changes or /changes/wait").openapi({
+          example: CURSOR_EXAMPLE,
+        }),
+      }),
+      "The cursor",
+    ),
+    ...errorResponses(),
+  },
+});
+
+const changesRoute = createRoute({
+  method: "get",
+  path: "/changes",
+  operationId: "listChanges",
+  tags,
+  summary: "Changes after a cursor that concern the caller, in commit order",
+  request: { query: ChangesQuery },
+  responses: {
+    ...jsonOk(
+      z.object({
+        items: z.array(ChangeSchema).describe("The changes, oldest first"),
+        cursor: z.string().describe("Resume point: send it as cursor for the next page"),
+        hasMore: z.boolean().describe("Whether more entries follow right now (ask again)"),
+      }),
+      "A page of changes",
+    ),
+    ...errorResponses("REQUEST_001", "CHANGES_001"),
+  },
+});
+
+const waitRoute = createRoute({
+  method: "get",
+  path: "/changes/wait",
+  operationId: "waitForChanges",
+  tags,
+  summary: "Long-poll: answers as soon as a change after the cursor concerns the caller",
+  request: { query: WaitQuery },
+  responses: {
+    ...jsonOk(
+      z.object({
+        changes: z.boolean().describe(
+          "true: GET /changes with the same cursor has something; false: the timeout passed",
+        ),
+      }),
+      "Whether changes are waiting",
+    ),
+    ...errorResponses("REQUEST_001", "CHANGES_001"),
+  },
+});
+
+export function changesApi(d: Deps) {
+  const app = newOpenApiApp<ApiEnv>();
+
+  app.openapi(cursorRoute, async (c) => {
+    return ok(c, { cursor: await currentCursor(d.kv) });
+  });
+
+  app.openapi(changesRoute, async (c) => {
+    const q = c.req.valid("query");
+    const page = await readChanges(d.kv, c.get("caller"), decodeCursor(q.cursor), q.ps);
+    return ok(c, { ...page, items: page.items.map(changeView) });
+  });
+
+  app.openapi(waitRoute, async (c) => {
+    const q = c.req.valid("query");
+    const changes = await waitForChanges(
+      d.kv,
+      d.events,
+      c.get("caller"),
+      decodeCursor(q.cursor),
+      q.timeout * 1000,
+      c.req.raw.signal,
+    );
+    return ok(c, { changes });
+  });
+
+  return app;
+}
+
+/** The wire shape of a change (the stored event's fields, typed for the schema). */
+function changeView(ch: Change): z.infer<typeof ChangeSchema> {
+  return ch;
+}

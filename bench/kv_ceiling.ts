@@ -1,0 +1,173 @@
+/**
+ * The store's own ceiling on this machine, the yardstick of every metadata target: Deno KV on a
+ * SQLite file, no service around it. Measures sequential and 16-way three-key atomic commits,
+ * sequential point reads, a 10,000-value prefix scan (values shaped like listing entries), 16
+ * concurrent scans of a 1,000-value folder listing index (the store's side of a provider `list`
+ * of 1,000 from 16 clients: the same key shape and value size, nothing decoded beyond what
+ * `kv.list` does), and the same 16-way commits from 1 and from 3 processes on one KV file (SQLite
+ * has one writer).
+ *
+ *   deno run -A bench/kv_ceiling.ts            (--json: one JSON object; --procs N, default 3)
+ *   deno run -A bench/kv_ceiling.ts --child <kvfile> <ms>   (internal: one writer process)
+ */
+
+const COMMITS = 2000;
+const READS = 5000;
+const SCAN_VALUES = 10_000;
+const CONCURRENCY = 16;
+const MULTI_MS = 4000;
+const FOLDER_VALUES = 1000;
+const FOLDER_SCANS = 320;
+const json = Deno.args.includes("--json");
+const procsArg = Deno.args.indexOf("--procs");
+const PROCS = procsArg >= 0 ? Number(Deno.args[procsArg + 1]) : 3;
+
+/** A value the size of a listing entry (a resource record). */
+function entryValue(i: number) {
+  return {
+    rs: i,
+    ownerSeq: 1,
+    tenantId: 1,
+    parentRs: 7,
+    name: `file-${i}.txt`,
+    type: "FILE",
+    size: i * 10,
+    mime: "text/plain",
+    blobId: crypto.randomUUID(),
+    sha256: "0".repeat(64),
+    version: 1,
+    createdAt: Date.now(),
+    updatedAt: Date.now(),
+    createdBy: 1,
+    updatedBy: 1,
+    trashedAt: null,
+  };
+}
+
+/** One three-key commit, like a create: a record and two index entries. */
+function threeKeyCommit(kv: Deno.Kv, tag: string, i: number) {
+  const v = entryValue(i);
+  return kv.atomic()
+    .check({ key: ["ceiling_name", tag, i], versionstamp: null })
+    .set(["ceiling_res", tag, i], v)
+    .set(["ceiling_name", tag, i], v)
+    .set(["ceiling_size", tag, i], v)
+    .commit();
+}
+
+/** Commits from `workers` concurrent loops until `ms` passed; commits per second. */
+async function commitsFor(kv: Deno.Kv, tag: string, workers: number, ms: number) {
+  let n = 0;
+  const end = performance.now() + ms;
+  const start = performance.now();
+  await Promise.all(Array.from({ length: workers }, async (_, w) => {
+    for (let i = 0; performance.now() < end; i++) {
+      for (let attempt = 0; attempt < 50; attempt++) {
+        try {
+          await threeKeyCommit(kv, `${tag}-${w}`, i);
+          break;
+        } catch { /* database is locked: another process holds the writer; retry */ }
+      }
+      n++;
+    }
+  }));
+  return n / ((performance.now() - start) / 1000);
+}
+
+if (Deno.args[0] === "--child") {
+  const kv = await Deno.openKv(Deno.args[1]);
+  const rate = await commitsFor(kv, `child-${Deno.pid}`, CONCURRENCY, Number(Deno.args[2]));
+  console.log(JSON.stringify({ rate }));
+  kv.close();
+  Deno.exit(0);
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+/** `procs` writer processes at once on one file; their summed commit rate. */
+async function multiProcess(file: string, procs: number): Promise<number> {
+  const children = Array.from({ length: procs }, () =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", new URL(import.meta.url).pathname, "--child", file, String(MULTI_MS)],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output());
+  const outs = await Promise.all(children);
+  return outs.map((o) => JSON.parse(new TextDecoder().decode(o.stdout)).rate as number)
+    .reduce((a, b) => a + b, 0);
+}
+
+const dir = await Deno.makeTempDir({ prefix: "kv-ceiling-" });
+try {
+  const file = `${dir}/ceiling.kv`;
+  const kv = await Deno.openKv(file);
+  const seqMs = await timed(async () => {
+    for (let i = 0; i < COMMITS; i++) await threeKeyCommit(kv, "seq", i);
+  });
+  const parMs = await timed(() =>
+    Promise.all(Array.from({ length: CONCURRENCY }, async (_, w) => {
+      for (let i = 0; i < COMMITS / CONCURRENCY; i++) await threeKeyCommit(kv, `par-${w}`, i);
+    }))
+  );
+  const readMs = await timed(async () => {
+    for (let i = 0; i < READS; i++) await kv.get(["ceiling_res", "seq", i % COMMITS]);
+  });
+  for (let i = 0; i < SCAN_VALUES; i += 500) {
+    const op = kv.atomic();
+    for (let j = i; j < i + 500; j++) op.set(["ceiling_scan", j], entryValue(j));
+    await op.commit();
+  }
+  const scans: number[] = [];
+  let scanned = 0;
+  for (let r = 0; r < 5; r++) {
+    scans.push(
+      await timed(async () => {
+        scanned = 0;
+        for await (const _ of kv.list({ prefix: ["ceiling_scan"] }, { batchSize: 1000 })) scanned++;
+      }),
+    );
+  }
+  scans.sort((a, b) => a - b);
+  // A folder of 1,000 under the listing index's key shape: [family, owner, parent, name].
+  for (let i = 0; i < FOLDER_VALUES; i += 500) {
+    const op = kv.atomic();
+    for (let j = i; j < i + 500; j++) {
+      op.set(["ceiling_res_name", 1, 7, `file-${j}.txt`], entryValue(j));
+    }
+    await op.commit();
+  }
+  let folderScans = 0;
+  const folderMs = await timed(() =>
+    Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (folderScans < FOLDER_SCANS) {
+        folderScans++;
+        let n = 0;
+        const iter = kv.list({ prefix: ["ceiling_res_name", 1, 7] }, { batchSize: 1000 });
+        for await (const _ of iter) n++;
+        if (n !== FOLDER_VALUES) throw new Error(`folder scan saw ${n}`);
+      }
+    }))
+  );
+  kv.close();
+  const oneProcess = await multiProcess(`${dir}/multi1.kv`, 1);
+  const manyProcesses = await multiProcess(`${dir}/multi${PROCS}.kv`, PROCS);
+  const result = {
+    sequentialCommitsPerSec: Math.round(COMMITS / (seqMs / 1000)),
+    concurrent16CommitsPerSec: Math.round(COMMITS / (parMs / 1000)),
+    sequentialReadsPerSec: Math.round(READS / (readMs / 1000)),
+    scan10000Ms: Number(scans[2].toFixed(1)),
+    scannedValues: scanned,
+    folder1000x16ScansPerSec: Math.round(folderScans / (folderMs / 1000)),
+    oneProcess16CommitsPerSec: Math.round(oneProcess),
+    [`processes${PROCS}x16CommitsPerSec`]: Math.round(manyProcesses),
+    multiProcessRatio: Number((manyProcesses / oneProcess).toFixed(2)),
+  };
+  if (json) console.log(JSON.stringify(result));
+  else for (const [k, v] of Object.entries(result)) console.log(`${k.padEnd(28)} ${v}`);
+} finally {
+  await Deno.remove(dir, { recursive: true });
+}

@@ -1,0 +1,160 @@
+/**
+ * What the benchmark scripts share: their arguments, the servers they start as child processes
+ * (bench/serve_app.ts and the other `serve_*.ts`, which print "PORT <n>" once listening), the
+ * memory and CPU figures read from /proc, and timing (medians, rates). Not part of the service.
+ */
+
+/** The admin token every benchmark's service is started with. */
+export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
+export const MiB = 1024 * 1024;
+
+/** `--name <number>` from the command line, else `fallback`. */
+export function numberArg(name: string, fallback: number): number {
+  const i = Deno.args.indexOf(`--${name}`);
+  return i >= 0 ? Number(Deno.args[i + 1]) : fallback;
+}
+
+/** The middle value (the upper one of an even count). */
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Milliseconds `fn` took. */
+export async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+/**
+ * Medians of `a` and `b` over `runs` rounds, measured alternately so drift and warm-up hit both
+ * alike (after 5 warm-up rounds).
+ */
+export async function alternatingMedians(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+  runs: number,
+): Promise<[number, number]> {
+  for (let i = 0; i < 5; i++) await Promise.all([a(), b()]);
+  const ta: number[] = [];
+  const tb: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const order: [() => Promise<unknown>, number[]][] = [[a, ta], [b, tb]];
+    if (i % 2) order.reverse();
+    for (const [fn, out] of order) out.push(await timed(fn));
+  }
+  return [median(ta), median(tb)];
+}
+
+/** Runs `one` from `clients` concurrent loops, `n` calls in all; calls per second. */
+export async function rate(n: number, clients: number, one: () => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (next < n) {
+      next++;
+      await one();
+    }
+  }));
+  return n / ((performance.now() - started) / 1000);
+}
+
+/** A free TCP port on 127.0.0.1 (for a server started with a fixed port). */
+export function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/**
+ * Waits until `url` answers (with a 2xx, unless `anyAnswer`), for up to a minute: the first start
+ * of a server after a change loads and compiles its module graph.
+ */
+export async function waitFor(url: string, opts: { init?: RequestInit; anyAnswer?: boolean } = {}) {
+  for (let i = 0; i < 600; i++) {
+    try {
+      const r = await fetch(url, opts.init);
+      await r.body?.cancel();
+      if (r.ok || opts.anyAnswer) return;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/** A server in a child process. */
+export interface BenchServer {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `deno run -A <script> ...args` (in `cwd`, default here) and waits for the "PORT <n>"
+ * line it prints once listening. What it prints after is drained, or a full pipe would stall it.
+ */
+export async function startServer(
+  script: string,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<BenchServer> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", script, ...args],
+    cwd: opts.cwd,
+    env: opts.env,
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!/PORT (\d+)/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${script} exited before listening: ${out}`);
+    out += value;
+  }
+  (async () => {
+    while (!(await reader.read()).done) { /* discard */ }
+  })().catch(() => {});
+  return {
+    url: `http://127.0.0.1:${/PORT (\d+)/.exec(out)![1]}`,
+    pid: child.pid,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
+/** bench/serve_app.ts (the real app, fs blob store) of checkout `root` on the data in `dir`. */
+export function startApp(dir: string, root = new URL("..", import.meta.url).pathname) {
+  return startServer(`${root.replace(/\/$/, "")}/bench/serve_app.ts`, [dir, ADMIN_TOKEN], {
+    cwd: root,
+  });
+}
+
+/** A memory figure of a process from /proc/<pid>/status (VmRSS, VmHWM...), in KiB. */
+export async function procKiB(pid: number, field: "VmRSS" | "VmHWM"): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? "0");
+}
+
+/** Peak resident set size of a process (VmHWM), in MiB. */
+export async function peakRssMiB(pid: number): Promise<number> {
+  return Math.round((await procKiB(pid, "VmHWM")) / 1024);
+}
+
+/** Current resident set size of a process (VmRSS), in MiB. */
+export async function currentRssMiB(pid: number): Promise<number> {
+  return Math.round((await procKiB(pid, "VmRSS")) / 1024);
+}
+
+/** Resets the process's VmHWM to its current RSS, so the next peak belongs to the next phase. */
+export async function resetPeak(pid: number) {
+  await Deno.writeTextFile(`/proc/${pid}/clear_refs`, "5").catch(() => {});
+}
+
+/** utime + stime of a process in ms (clock ticks of 10 ms): CPU spent, which load disturbs less. */
+export async function cpuMs(pid: number | "self"): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

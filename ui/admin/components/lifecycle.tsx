@@ -1,0 +1,66 @@
+/**
+ * Row actions of a tenant or user's lifecycle: disable (data kept; keys, adapters and links stop)
+ * or enable again, and delete for good behind an inline confirmation. The API asks the deletion
+ * to repeat the accountId or tenant name; the console sends it once the administrator confirmed.
+ */
+import { humanizeMessage } from "../../shared/form.ts";
+import { messageOf } from "../../shared/format.ts";
+import { ConfirmButton } from "./confirm.tsx";
+import { useAction } from "./data.tsx";
+
+export function DisableButton(
+  { disabled, what, onToggle }: {
+    disabled: boolean;
+    /** Names the target for screen readers: "user ana". */
+    what: string;
+    onToggle: (disable: boolean) => Promise<unknown>;
+  },
+) {
+  const action = useAction();
+  return (
+    <>
+      <button
+        type="button"
+        aria-label={`${disabled ? "Enable" : "Disable"} ${what}`}
+        disabled={action.busy.value}
+        onClick={() =>
+          action.run(async () => {
+            await onToggle(!disabled);
+          })}
+      >
+        {disabled ? "Enable" : "Disable"}
+      </button>
+      {action.error.value && (
+        <span class="field-error" role="alert">{humanizeMessage(action.error.value)}</span>
+      )}
+    </>
+  );
+}
+
+export function DeleteButton(
+  { what, consequence, onDelete }: {
+    /** "user ana", "tenant Acme". */
+    what: string;
+    /** What goes with it, in words. */
+    consequence: string;
+    onDelete: () => Promise<unknown>;
+  },
+) {
+  return (
+    <ConfirmButton
+      label="Delete"
+      accessibleLabel={`Delete ${what}`}
+      question={`Delete ${what} for good? ${consequence} This cannot be undone.`}
+      confirmLabel={`Delete ${what}`}
+      onConfirm={() =>
+        onDelete().catch((err) => {
+          throw new Error(humanizeMessage(messageOf(err)));
+        })}
+    />
+  );
+}
+
+/** "disabled" badge for a row, or nothing. */
+export function DisabledBadge({ disabledAt }: { disabledAt: string | null | undefined }) {
+  return disabledAt ? <span class="badge bad">disabled</span> : null;
+}
