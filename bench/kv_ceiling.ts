@@ -4,7 +4,10 @@
  * sequential point reads, a 10,000-value prefix scan (values shaped like listing entries), 16
  * concurrent scans of a 1,000-value folder listing index (the store's side of a provider `list`
  * of 1,000 from 16 clients: the same key shape and value size, nothing decoded beyond what
- * `kv.list` does), and the same 16-way commits from 1 and from 3 processes on one KV file (SQLite
+ * `kv.list` does), sequential commits shaped like a folder create as the service writes it (2
+ * checks, 9 sets: record, 3 listing index entries, 3 search tokens, the event tick and pending
+ * event; alone and with a `kv.watch` on the tick, as the event log keeps one), and the same 16-way
+ * commits from 1 and from 3 processes on one KV file (SQLite
  * has one writer).
  *
  *   deno run -A bench/kv_ceiling.ts            (--json: one JSON object; --procs N, default 3)
@@ -52,6 +55,37 @@ function threeKeyCommit(kv: Deno.Kv, tag: string, i: number) {
     .set(["ceiling_res", tag, i], v)
     .set(["ceiling_name", tag, i], v)
     .set(["ceiling_size", tag, i], v)
+    .commit();
+}
+
+/**
+ * One commit with the mutations of a service folder create (counted on `POST /folders`):
+ * parent and name checks; record, res_name, res_by_size, res_by_update; three search tokens;
+ * event_tick and event_pending.
+ */
+function createShapedCommit(kv: Deno.Kv, parentVs: string, tag: string, i: number) {
+  const v = entryValue(i);
+  const now = Date.now();
+  return kv.atomic()
+    .check({ key: ["ceiling_res", "parent"], versionstamp: parentVs })
+    .check({ key: ["ceiling_name", tag, i], versionstamp: null })
+    .set(["ceiling_name", tag, i], v)
+    .set(["ceiling_size", tag, 0, i], v)
+    .set(["ceiling_update", tag, now, i], v)
+    .set(["ceiling_token", tag, `f${i}`, i], { rs: i, parentRs: 7 })
+    .set(["ceiling_token", tag, "f", i], { rs: i, parentRs: 7 })
+    .set(["ceiling_token", tag, `${i}`, i], { rs: i, parentRs: 7 })
+    .set(["ceiling_res", tag, i], v)
+    .set(["ceiling_tick"], { at: now, n: i })
+    .set(["ceiling_pending", crypto.randomUUID(), 0], {
+      type: "resource.created",
+      rs: i,
+      ownerSeq: 1,
+      parentRs: 7,
+      name: `file-${i}.txt`,
+      by: 1,
+      at: now,
+    })
     .commit();
 }
 
@@ -113,6 +147,16 @@ try {
       for (let i = 0; i < COMMITS / CONCURRENCY; i++) await threeKeyCommit(kv, `par-${w}`, i);
     }))
   );
+  const parentVs = (await kv.set(["ceiling_res", "parent"], entryValue(0))).versionstamp;
+  const createMs = await timed(async () => {
+    for (let i = 0; i < COMMITS; i++) await createShapedCommit(kv, parentVs, "create", i);
+  });
+  // The event log keeps a watch on its tick key in every process (kv/events/runtime.ts).
+  const watch = kv.watch([["ceiling_tick"]]);
+  const drained = watch.pipeTo(new WritableStream());
+  const watchedMs = await timed(async () => {
+    for (let i = 0; i < COMMITS; i++) await createShapedCommit(kv, parentVs, "watched", i);
+  });
   const readMs = await timed(async () => {
     for (let i = 0; i < READS; i++) await kv.get(["ceiling_res", "seq", i % COMMITS]);
   });
@@ -153,11 +197,14 @@ try {
     }))
   );
   kv.close();
+  await drained.catch(() => {});
   const oneProcess = await multiProcess(`${dir}/multi1.kv`, 1);
   const manyProcesses = await multiProcess(`${dir}/multi${PROCS}.kv`, PROCS);
   const result = {
     sequentialCommitsPerSec: Math.round(COMMITS / (seqMs / 1000)),
     concurrent16CommitsPerSec: Math.round(COMMITS / (parMs / 1000)),
+    sequentialCreateShapedCommitsPerSec: Math.round(COMMITS / (createMs / 1000)),
+    sequentialCreateShapedWatchedPerSec: Math.round(COMMITS / (watchedMs / 1000)),
     sequentialReadsPerSec: Math.round(READS / (readMs / 1000)),
     scan10000Ms: Number(scans[2].toFixed(1)),
     scannedValues: scanned,
@@ -167,7 +214,7 @@ try {
     multiProcessRatio: Number((manyProcesses / oneProcess).toFixed(2)),
   };
   if (json) console.log(JSON.stringify(result));
-  else for (const [k, v] of Object.entries(result)) console.log(`${k.padEnd(28)} ${v}`);
+  else for (const [k, v] of Object.entries(result)) console.log(`${k.padEnd(36)} ${v}`);
 } finally {
   await Deno.remove(dir, { recursive: true });
 }

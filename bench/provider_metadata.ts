@@ -130,6 +130,18 @@ async function checkAnswers(s: Server) {
   }
 }
 
+/**
+ * The server's own view of its memory, from `/metrics` (`Deno.memoryUsage`): V8 heap used and
+ * total and external memory, MiB. Says whether a peak is live objects, heap V8 kept, or buffers.
+ */
+async function heapMiB(s: Server, phase: string, push: (k: string, v: number) => void) {
+  const text = await (await fetch(`${s.url}/metrics`)).text();
+  for (const kind of ["used", "total", "external"]) {
+    const m = text.match(new RegExp(`^deno_memory_heap_bytes\\{kind="${kind}"\\} (\\S+)$`, "m"));
+    if (m) push(`${phase}Heap_${kind}MiB`, Number(m[1]) / 2 ** 20);
+  }
+}
+
 async function infoRate(s: Server) {
   return await rate(INFO_REQUESTS, CLIENTS, async () => {
     await signed(s, "info", ["small.txt"]);
@@ -209,6 +221,7 @@ async function main() {
     for (const s of servers) {
       await checkAnswers(s);
       push(s.label, "startRssMiB", await currentRssMiB(s.child.pid));
+      await heapMiB(s, "start", (k, v) => push(s.label, k, v));
     }
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate which server goes first, so a drift of the machine's load hits both alike.
@@ -220,6 +233,7 @@ async function main() {
         const l = await listRate(s);
         push(s.label, "list1000x16PerS", l.rps);
         push(s.label, "listPeakRssMiB", l.peakMiB);
+        await heapMiB(s, "listEnd", (k, v) => push(s.label, k, v));
       }
     }
     for (const s of PHASES.has("mixed") ? servers : []) {

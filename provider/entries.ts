@@ -44,9 +44,12 @@ function writableFor(adapter: Adapter, type: Resource["type"] | "ROOT"): boolean
   return type === "FILE" ? ops.includes("put") : ops.includes("put") || ops.includes("mkdir");
 }
 
+/** Characters (code points) over `max`; the spread only when UTF-16 units could be over it. */
+const longerThan = (s: string, max: number) => s.length > max && [...s].length > max;
+
 function lockerOf(lock: Lock | null): string | null {
   if (!isLive(lock)) return null;
-  return [...lock.holder].length <= MAX_LOCKER_CHARS ? lock.holder : null;
+  return longerThan(lock.holder, MAX_LOCKER_CHARS) ? null : lock.holder;
 }
 
 /** Documents over the provider's limit cannot be described (size field) nor served. */
@@ -65,7 +68,8 @@ export function entryOf(
   maxDocBytes: number,
 ): Entry {
   checkSize(resource, maxDocBytes);
-  if ([...path].length > MAX_PATH_CHARS) {
+  // Per entry of a 1,000-entry list: no array of characters unless the path could be too long.
+  if (longerThan(path, MAX_PATH_CHARS)) {
     throw new ProviderError(413, `An entry's path is longer than ${MAX_PATH_CHARS} characters`);
   }
   const file = resource.type === "FILE";
@@ -76,8 +80,9 @@ export function entryOf(
     size: file ? resource.size : 0,
     readable: true,
     writable: writableFor(adapter, resource.type),
-    locked: file && isLive(lock),
-    locker: file ? lockerOf(lock) : null,
+    // Most files have no lock: skip isLive's clock read for them.
+    locked: file && lock !== null && isLive(lock),
+    locker: file && lock !== null ? lockerOf(lock) : null,
     createdAt: toIso(resource.createdAt),
     modifiedAt: toIso(resource.updatedAt),
     revision: revisionOf(resource),
@@ -118,7 +123,7 @@ export async function nodeEntry(
 /**
  * The `list` answer's JSON for a directory's children (all of one owner), in one pass over them:
  * their locks come from one scan of the owner's lock index (`liveLocksAmong`), not a read per
- * file, and each entry is serialized as it is made.
+ * file, and the answer is serialized in one `JSON.stringify`.
  */
 export async function childEntriesJson(
   kv: Deno.Kv,
@@ -135,12 +140,10 @@ export async function childEntriesJson(
   }
   const locks = await liveLocksAmong(kv, ownerSeq, files);
   const prefix = dirPath === "" ? "" : `${dirPath}/`;
-  const parts: string[] = [];
-  for (const c of children) {
-    const lock = locks.get(c.rs) ?? null;
-    parts.push(
-      JSON.stringify(entryOf(adapter, c, `${prefix}${c.name}`, c.name, lock, maxDocBytes)),
-    );
-  }
-  return `{"entries":[${parts.join(",")}]}`;
+  const entries = children.map((c) =>
+    entryOf(adapter, c, `${prefix}${c.name}`, c.name, locks.get(c.rs) ?? null, maxDocBytes)
+  );
+  // One JSON.stringify of the whole answer: half the CPU of one per entry joined (measured on
+  // 1,000 entries, docs/benchmarks.md), and no intermediate strings.
+  return JSON.stringify({ entries });
 }

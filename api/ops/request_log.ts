@@ -10,12 +10,13 @@
  * and bodies are never logged.
  *
  * It runs on every request, so it is kept cheap (docs/benchmarks.md, bench/middleware.ts): one
- * scope entered per request, the line's fields built only when the level lets it through, and an
- * answer's size read from its Content-Length (the JSON helpers set it) rather than its bytes.
+ * scope entered per request, the line built only when the level lets it through, and an
+ * answer's size learnt where it was built (api/http/json_response.ts) rather than from its bytes.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { actorLabel, actorOf, requestFacts } from "../../lib/request_facts.ts";
 import { withRequestScope } from "../../lib/request_scope.ts";
+import { knownBodySize } from "../http/json_response.ts";
 import { driveLogger, literal } from "./logging.ts";
 import type { Metrics } from "./metrics.ts";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./request_id.ts";
@@ -38,16 +39,19 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 type BytesOut = number | (() => number);
 
 /**
- * Response body bytes: Content-Length when declared (the JSON helpers, api/http/json_response.ts
- * and provider/responses.ts, declare it), else counted. An answer built in memory without one is
- * read and rebuilt with its Content-Length kept: wrapping it in a counting stream would turn it
- * into a chunked one (clients and tests that read Content-Length, e.g. a 413 sent before the
- * request body, would see no body). `res.body` is only touched for a streamed answer: reading it
- * turns an in-memory body into a stream, which costs more than the rest of this middleware.
+ * Response body bytes: known when `jsonResponse` built the answer (api/http/json_response.ts) or
+ * Content-Length is declared (provider/responses.ts, file downloads), else counted. An answer
+ * built in memory without either is read and rebuilt with its Content-Length kept: wrapping it
+ * in a counting stream would turn it into a chunked one (clients and tests that read
+ * Content-Length, e.g. a 413 sent before the request body, would see no body). `res.body` is
+ * only touched for a streamed answer: reading it turns an in-memory body into a stream, which
+ * costs more than the rest of this middleware.
  */
 function measureBody(c: Context, method: string): BytesOut | Promise<BytesOut> {
   const res = c.res;
   if (method === "HEAD" || NULL_BODY_STATUSES.has(res.status)) return 0;
+  const known = knownBodySize(res);
+  if (known !== undefined) return known;
   const declared = res.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared)) return Number(declared);
   if (BUILT_IN_MEMORY.test(res.headers.get("content-type") ?? "")) return rebuildInMemory(c, res);
@@ -122,9 +126,10 @@ export function requestLog(metrics: Metrics): MiddlewareHandler {
         bytesOut: out,
         providerOperation,
       });
-      // Method and route come from the router's vocabulary, never free request text. The
-      // properties are a function so that a line the level drops costs no more than this call.
-      log.info(literal(`${method} ${route} ${status}`), () => ({
+      // A line the level drops costs this one check. Method and route come from the router's
+      // vocabulary, never free request text.
+      if (!log.isEnabledFor("info")) return;
+      log.info(literal(`${method} ${route} ${status}`), {
         requestId,
         method,
         route,
@@ -136,7 +141,7 @@ export function requestLog(metrics: Metrics): MiddlewareHandler {
         ...(providerOperation ? { providerOperation } : {}),
         // The client went away before the whole response was sent.
         ...(aborted ? { aborted } : {}),
-      }));
+      });
     };
     // Under serve.ts (and Deno.serve) `completed` settles once the response is sent, so the
     // duration and bytes cover the whole body; without it (app.request) the line is written now.
