@@ -80,24 +80,36 @@ export async function openFsStaging(
           last = null;
         }
       };
+      const pieces = coalesce(body, WRITE_CHUNK, {}, () => {}, 2, {
+        hash: false,
+        flushOnError: true,
+        buffers,
+      })[Symbol.asyncIterator]();
+      // The first piece is read (and hashed by the caller) while the caller's claim is taken.
+      let next: Promise<IteratorResult<Uint8Array>> | null = pieces.next();
       try {
-        const size = (await file.stat()).size;
-        if (size < offset) {
-          throw new Error(`stage ${stageId} has ${size} bytes, fewer than offset ${offset}`);
+        await opts.ready;
+        // A stage known to end at the offset needs no look (stat) nor cut (truncate).
+        if (opts.size !== offset) {
+          const size = (await file.stat()).size;
+          if (size < offset) {
+            throw new Error(`stage ${stageId} has ${size} bytes, fewer than offset ${offset}`);
+          }
+          if (size > offset) await file.truncate(offset);
         }
-        await file.truncate(offset);
         await file.seek(offset, Deno.SeekMode.Start);
-        const pieces = coalesce(body, WRITE_CHUNK, {}, () => {}, 2, {
-          hash: false,
-          flushOnError: true,
-          buffers,
-        });
-        for await (const piece of pieces) {
+        for (;;) {
+          const reading = next!;
+          next = null;
+          const read = await reading;
+          if (read.done) break;
           // A failed check stops before this piece: only the write in flight completes.
           opts.check?.();
           await settle();
-          last = piece;
-          inFlight = writeAll(file, piece);
+          last = read.value;
+          inFlight = writeAll(file, read.value);
+          // Only now: the piece asked for next fills the buffer whose write just settled.
+          next = pieces.next();
         }
         await settle();
         return stored;
@@ -108,7 +120,15 @@ export async function openFsStaging(
         throw new StageAppendError(stored, err);
       } finally {
         file.close();
-        if (spare.length < 4) spare.push(buffers);
+        if (next) {
+          // A piece is still being read (the append failed before taking it): the body is
+          // dropped, and its buffers, still being filled, are not reused.
+          next.catch(() => {});
+          pieces.return(undefined).catch(() => {});
+        } else {
+          await pieces.return(undefined);
+          if (spare.length < 4) spare.push(buffers);
+        }
       }
     },
 

@@ -83,6 +83,7 @@ export function kvStaging(ctx: KvStageContext): StageMethods {
     },
 
     async appendStaged(stageId, offset, body, opts = {}): Promise<number> {
+      await opts.ready;
       const { blobId, entry } = await liveMarker(stageId);
       let n = Math.floor(offset / chunkSize);
       // The bytes of chunk n before `offset` stay: they are rewritten with the first new chunk.
@@ -95,7 +96,8 @@ export function kvStaging(ctx: KvStageContext): StageMethods {
         }
         buf.set(first.value.subarray(0, kept));
       }
-      await dropChunksFrom(blobId, kept > 0 ? n + 1 : n);
+      // A size known to end at the offset leaves no chunk past it to look for.
+      if (opts.size !== offset) await dropChunksFrom(blobId, kept > 0 ? n + 1 : n);
       let fill = kept;
       let stored = 0;
       let batch = kv.atomic();

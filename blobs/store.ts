@@ -98,6 +98,17 @@ export interface StageAppendOptions {
    * piece is valid only during the call.
    */
   onStored?(piece: Uint8Array): void;
+  /**
+   * The stage's size when the caller knows it (what the last append left, recorded under the
+   * caller's claim): when it equals `offset` there is nothing past the offset to find and drop.
+   */
+  size?: number;
+  /**
+   * Nothing is written (or dropped) before this settles: the caller's claim, taken meanwhile. The
+   * store may open the stage and read the first piece of the body while it waits; when it
+   * rejects, the append ends with nothing written.
+   */
+  ready?: Promise<unknown>;
 }
 
 /** An append stopped early; `stored` bytes (from its offset on) are in the stage. */

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { openFsBlobStore } from "./fs.ts";
 import { KV_CHUNK, openKvBlobStore } from "./kv.ts";
-import { LeaseLostError, type LeaseTiming, openWriteLeases } from "./leases.ts";
+import { LeaseLostError, type LeaseTiming, openWriteLeases, type WriterLease } from "./leases.ts";
 import {
   BlobNotFoundError,
   BlobSizeMismatchError,
@@ -269,11 +269,35 @@ async function until(what: string, probe: () => Promise<boolean>, ms = 15_000): 
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Waits until the one writer lease in `f`'s KV has been renewed more than one whole lease period
+ * past the end of the lease it held when first seen: the write has then stalled far longer than
+ * its lease reaches, measured by the writer's own renewals rather than by a fixed sleep (which
+ * a slow machine can make too short, or a late renewal timer make look like a dead writer).
+ */
+async function outliveLease(f: Fixture): Promise<void> {
+  const kv = await Deno.openKv(f.kvPath);
+  try {
+    const lease = async () => {
+      const all = await Array.fromAsync(kv.list<WriterLease>({ prefix: blobStoreKeys.lease() }));
+      assert.equal(all.length, 1, "one writer");
+      return all[0].value;
+    };
+    const first = await lease();
+    const period = first.expiresAt - first.renewedAt;
+    await until(
+      "the writer to renew its lease a period past its first one",
+      async () => (await lease()).renewedAt > first.expiresAt + period,
+    );
+  } finally {
+    kv.close();
+  }
+}
 
 /**
  * What a child process of `f`'s kind writes before it is killed: 2 MiB of a body that never
- * ends, under a lease renewed every 100 ms and promised for 1 s. The timer keeps it alive (the
+ * ends, under a lease renewed every 100 ms and promised for 3 s (long enough that a loaded machine
+ * cannot make it lapse between the kill and the first sweep). The timer keeps it alive (the
  * lease's own timer is unref'd).
  */
 function writerScript(f: Fixture): string {
@@ -286,7 +310,7 @@ function writerScript(f: Fixture): string {
     const kv = await Deno.openKv(${JSON.stringify(f.kvPath)});
     const leases = openWriteLeases(kv, blobStoreKeys.lease, "${f.kind}", {
       renewMs: 100,
-      expiryMs: 1000,
+      expiryMs: 3000,
     });
     const store = "${f.kind}" === "fs"
       ? await openFsBlobStore(${JSON.stringify(f.dir)}, leases)
@@ -332,15 +356,19 @@ for (const kind of ["fs", "kv"] as const) {
   });
 
   Deno.test(`write leases: a live write stalled far past its lease period is not touched by another instance, and completes [${kind}]`, async () => {
-    // The writer promises its lease for 200 ms at a time; it stalls for 1 s.
-    const f = await fixture(kind, { renewMs: 50, expiryMs: 200 });
+    // The writer promises its lease for 800 ms at a time (a renewal timer a loaded machine runs
+    // late must not make it lapse); the write stalls until the lease was renewed a whole period
+    // past where the first one reached.
+    const f = await fixture(kind, { renewMs: 100, expiryMs: 800 });
     try {
       const other = await f.another();
       const bytes = testBytes(2 * MiB, 12);
       const { body, finish } = stalled(bytes.subarray(0, MiB), bytes.subarray(MiB));
       const writing = f.store.write(body);
+      // Observed below; a failure meanwhile must fail this test, not the whole file.
+      writing.catch(() => {});
       await until("the write's first bytes", async () => (await f.leftovers()) > 0);
-      await sleep(1000);
+      await outliveLease(f);
       assert.equal(await clearAbandonedWrites(other, { dryRun: true }), 0);
       assert.equal(await clearAbandonedWrites(other, { dryRun: false }), 0);
       finish();

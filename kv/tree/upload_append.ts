@@ -197,18 +197,27 @@ export async function appendToUpload(
   if (admit(upload, input)) return { upload, file: null };
   const rest = upload.length - upload.offset;
   if (input.contentLength === rest) await input.precheck(upload);
-  const claim = await Claim.take(d, entry);
+  // The claim's commit runs while the stage opens and the body's first piece is read and hashed
+  // (when this process has the hash so far); nothing is written before the claim holds.
+  const cached = hashes.take(upload.id, upload.offset);
+  const claiming = Claim.take(d, entry);
+  const held: { claim?: Claim } = {};
+  const ready = claiming.then((claim) => (held.claim = claim));
+  ready.catch(() => {}); // a refused claim is reported below, where it is awaited
+  // Not served by this process so far (or not since its restart): what is staged is hashed
+  // first, under the claim.
+  if (!cached) await ready;
+  let hash: Hash = cached ?? createHash("sha256");
+  const piece = input.checksum ? createHash("sha256") : null;
+  let stored = 0;
+  let received = 0;
+  let failure: unknown = null;
+  // The last writer's record of the stage, unless a writer's claim lapsed since.
+  const size = upload.claim === null ? upload.staged ?? undefined : undefined;
   try {
-    const cached = hashes.take(upload.id, upload.offset);
-    let hash: Hash = cached ?? createHash("sha256");
-    // Not served by this process so far (or not since its restart): hash what is staged first.
-    if (!cached) await catchUp(d, upload, hash, claim, { start: 0, end: upload.offset });
+    if (!cached) await catchUp(d, upload, hash, held.claim!, { start: 0, end: upload.offset });
     const before = hash.copy();
-    const piece = input.checksum ? createHash("sha256") : null;
-    let stored = 0;
-    let received = 0;
-    let hashOk = true;
-    let failure: unknown = null;
+    let claim: Claim;
     try {
       // Hashed as it is read (overlapping the store's write in flight, as a multipart upload
       // does); the rare request whose bytes were not all stored is settled below.
@@ -218,9 +227,14 @@ export async function appendToUpload(
         piece?.update(bytes);
       }, hashes.readBuffers);
       stored = await d.blobs.appendStaged(upload.stageId, upload.offset, body, {
-        check: () => claim.check(),
+        check: () => held.claim!.check(),
+        ready,
+        size,
       });
+      claim = await claiming;
     } catch (err) {
+      // Refused claim: UPLOAD_003, nothing written.
+      claim = await claiming;
       if (err instanceof StageNotFoundError) {
         await claim.release({
           state: "failed",
@@ -229,7 +243,8 @@ export async function appendToUpload(
         fail("UPLOAD_006", `The bytes of upload ${upload.id} are gone; start a new upload`);
       }
       if (!(err instanceof StageAppendError)) {
-        await claim.release({});
+        // What the stage holds is unknown: the next writer looks.
+        await claim.release({ staged: null });
         throw err;
       }
       stored = err.stored;
@@ -244,6 +259,7 @@ export async function appendToUpload(
     const refused = mismatch || failure instanceof TooLongError ||
       failure instanceof ClaimLostError || (failure !== null && piece !== null);
     const keep = refused ? 0 : stored;
+    let hashOk = true;
     if (keep !== received) {
       // Fewer bytes kept than hashed: back to the hash at the offset, plus what was kept.
       hash = before;
@@ -252,7 +268,7 @@ export async function appendToUpload(
     }
     const offset = upload.offset + keep;
     if (refused || offset < upload.length) {
-      const released = await claim.release({ offset });
+      const released = await claim.release({ offset, staged: upload.offset + stored });
       if (released && hashOk) hashes.put(upload.id, offset, hash);
       if (mismatch) fail("UPLOAD_004", "The bytes do not match Upload-Checksum; send them again");
       if (failure instanceof TooLongError) fail("REQUEST_002", failure.message);
@@ -270,7 +286,7 @@ export async function appendToUpload(
     }
     return await complete(d, claim, upload, hash, input);
   } finally {
-    await claim.stop();
+    await held.claim?.stop();
   }
 }
 

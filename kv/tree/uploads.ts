@@ -42,6 +42,11 @@ export interface Upload {
   length: number;
   /** Bytes stored and committed so far. */
   offset: number;
+  /**
+   * Bytes in the stage as the last writer left them (more than `offset` when bytes were refused),
+   * recorded with its offset under its claim; absent or null when unknown (a write failed).
+   */
+  staged?: number | null;
   /** Upload-Metadata as the client sent it (HEAD echoes it). */
   metadata: string;
   target: UploadTarget;
@@ -87,6 +92,7 @@ export async function createUpload(
     userSeq: input.userSeq,
     length: input.length,
     offset: 0,
+    staged: 0,
     metadata: input.metadata,
     target: input.target,
     stageId,

@@ -7,6 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { BlobNotFoundError, type BlobStore } from "../../blobs/store.ts";
+import type { WriterLease } from "../../blobs/leases.ts";
+import { blobStoreKeys } from "../../kv/keys.ts";
 import { getResource, listVersions } from "../../kv/tree/resources.ts";
 import { forEachBlobStore, startTestServer, type TestServer } from "../helpers/server.ts";
 import { ADMIN_TOKEN, AdminClient } from "../helpers/admin.ts";
@@ -234,6 +236,29 @@ async function until<T>(what: string, probe: () => Promise<T | null>, ms = 15_00
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/**
+ * Waits until the one writer lease in `server`'s KV has been renewed more than one whole lease
+ * period past the end of the lease it held when first seen: the write has then stalled far
+ * longer than its lease reaches, measured by its writer's own renewals rather than by a fixed
+ * sleep (which a slow machine can make too short, or a late renewal timer make look like a
+ * dead writer).
+ */
+async function outliveLease(server: TestServer): Promise<void> {
+  const lease = async () => {
+    const all = await Array.fromAsync(
+      server.kv.list<WriterLease>({ prefix: blobStoreKeys.lease() }),
+    );
+    assert.equal(all.length, 1, "one writer");
+    return all[0].value;
+  };
+  const first = await lease();
+  const period = first.expiresAt - first.renewedAt;
+  await until(
+    "the writer to renew its lease a period past its first one",
+    async () => (await lease()).renewedAt > first.expiresAt + period ? true : null,
+  );
+}
+
 async function sweep(server: TestServer, body: unknown) {
   const res = await server.admin.call("POST", "/blobs/sweep", body);
   assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -249,13 +274,14 @@ for (const blobStore of ["fs", "kv"] as const) {
       const server = await startTestServer({ blobStore, kvPath: shared.DRIVE_KV, env: shared });
       try {
         const alice = await newApiUser(server, "alice");
-        // The killed process renews its write leases every 200 ms and promises them for 1.5 s.
+        // The killed process renews its write leases every 200 ms and promises them for 3 s (long
+        // enough that a loaded machine cannot make it lapse between the kill and the first sweep).
         const doomed = await startMain({
           DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
           ...shared,
           DRIVE_BLOB_STORE: blobStore,
           DRIVE_WRITE_LEASE_RENEW_MS: "200",
-          DRIVE_WRITE_LEASE_EXPIRY_MS: "1500",
+          DRIVE_WRITE_LEASE_EXPIRY_MS: "3000",
         });
         const upload = stalledUpload(doomed.url, alice.apiKey, "big.bin", testBytes(4 * MiB, 5));
         await until(
@@ -292,21 +318,24 @@ for (const blobStore of ["fs", "kv"] as const) {
       const dir = await Deno.makeTempDir({ prefix: "drive-live-write-" });
       const shared = { DRIVE_DATA_DIR: dir, DRIVE_KV: `${dir}/drive.kv` };
       const a = await startTestServer({ blobStore, kvPath: shared.DRIVE_KV, env: shared });
-      // B renews every 100 ms a lease it promises for 500 ms; its upload stalls for 2 s.
+      // B renews every 100 ms a lease it promises for 1 s (a renewal timer a loaded machine runs
+      // late must not make it lapse); its upload stalls until B renewed the lease a whole period
+      // past where the first one reached.
       const b = await startTestServer({
         blobStore,
         kvPath: shared.DRIVE_KV,
-        env: { ...shared, DRIVE_WRITE_LEASE_RENEW_MS: "100", DRIVE_WRITE_LEASE_EXPIRY_MS: "500" },
+        env: { ...shared, DRIVE_WRITE_LEASE_RENEW_MS: "100", DRIVE_WRITE_LEASE_EXPIRY_MS: "1000" },
       });
+      let upload: ReturnType<typeof stalledUpload> | null = null;
       try {
         const alice = await newApiUser(a, "alice");
         const bytes = testBytes(3 * MiB, 6);
-        const upload = stalledUpload(b.url, alice.apiKey, "slow.bin", bytes);
+        upload = stalledUpload(b.url, alice.apiKey, "slow.bin", bytes);
         await until(
           "the upload's first bytes to be stored",
           async () => (await unfinishedWrites(a)) > 0 ? true : null,
         );
-        await new Promise((r) => setTimeout(r, 2000));
+        await outliveLease(a);
         const dry = await sweep(a, { dryRun: true });
         const run = await sweep(a, {});
         assert.equal(dry.abandonedWrites, 0, JSON.stringify(dry));
@@ -315,6 +344,7 @@ for (const blobStore of ["fs", "kv"] as const) {
 
         upload.finish();
         const res = await upload.response;
+        upload = null;
         const body = await res.json();
         assert.equal(res.status, 201, JSON.stringify(body));
         const download = await alice.fetch(`/files/${body.data.resourceSeq}/download`);
@@ -322,6 +352,9 @@ for (const blobStore of ["fs", "kv"] as const) {
         assert.deepEqual(new Uint8Array(await download.arrayBuffer()), bytes);
         assert.equal(await unfinishedWrites(a), 0);
       } finally {
+        // A failed assertion above leaves the upload stalled: give it up, or closing B would
+        // wait for it forever.
+        await upload?.abandon();
         await b.close();
         await a.close();
         await Deno.remove(dir, { recursive: true });

@@ -9,6 +9,18 @@ import { child, parseXml, textAt, type XmlNode } from "../helpers/xml.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
+/**
+ * Polls `done` until it holds, failing after 15 s: lease tests wait for a lease (3 s, so a loaded
+ * machine cannot end it before the steps that need it held) to run out, not for a fixed time.
+ */
+async function until(what: string, done: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Stored versions of a file, oldest first, from GET /files/{rs}/versions. */
 async function versionsOf(user: ApiUser, rs: number): Promise<
   { version: number; size: number; sha256: string; reason: string }[]
@@ -490,15 +502,17 @@ Deno.test("an expired lease frees the document for another editor", async () => 
     await assertEmpty200(await crashed.lock());
     const provider = { source: "provider" as const, owner: "provider:host1:x", holder: "host1" };
     await assert.rejects(acquireLock(server.kv, { rs, ...provider, ttlMs: null }));
-    await new Promise((r) => setTimeout(r, 1_300));
-    // The crashed editor never unlocked; its lease is over, so the document is free.
-    assert.equal(child(await crashed.info(), "lock").attrs.locked, "false");
+    // The crashed editor never unlocked; once its lease is over, the document is free.
+    await until(
+      "the lease to run out",
+      async () => child(await crashed.info(), "lock").attrs.locked === "false",
+    );
     await acquireLock(server.kv, { rs, ...provider, ttlMs: null });
     // The returning editor has lost the lock: its save and unlock fail.
     await assertPlainFailure(await crashed.put("late save", "autoPut"), 409, "RESOURCE_010");
     await assertPlainFailure(await crashed.unlock(), 409);
     assert.equal(await crashed.get(), "v1");
-  }, { env: { DRIVE_OFFICE_LOCK_TTL_S: "1" } });
+  }, { env: { DRIVE_OFFICE_LOCK_TTL_S: "3" } });
 });
 
 Deno.test("a read-only key can lock, put and unlock (the spec's scope exemption)", async () => {
@@ -732,14 +746,22 @@ Deno.test("another editor takes over a crashed editor's expired lease", async ()
     const aliceEd = new Editor(alice, docId);
     await assertEmpty200(await bobEd.lock());
     await assertPlainFailure(await aliceEd.lock(), 409);
-    await new Promise((r) => setTimeout(r, 1_300));
-    await assertEmpty200(await aliceEd.lock());
+    // Bob's lease runs out by itself; until then alice's lock keeps failing.
+    await until("bob's lease to run out", async () => {
+      const res = await aliceEd.lock();
+      if (res.status === 200) {
+        await assertEmpty200(res);
+        return true;
+      }
+      await assertPlainFailure(res, 409);
+      return false;
+    });
     await assertPlainFailure(await bobEd.put("bob's late save", "autoPut"), 409, "RESOURCE_010");
     const put = await aliceEd.put("alice's", "save");
     assert.equal(put.status, 200);
     await put.body?.cancel();
     assert.equal(await bobEd.get(), "alice's");
-  }, { env: { DRIVE_OFFICE_LOCK_TTL_S: "1" } });
+  }, { env: { DRIVE_OFFICE_LOCK_TTL_S: "3" } });
 });
 
 Deno.test("a locked document refuses move, rename and delete through the drive API", async () => {
