@@ -15,6 +15,7 @@
  */
 import { downloadZip } from "client-zip";
 import { AdminClient } from "../tests/helpers/admin.ts";
+import { testBytes } from "../tests/helpers/bytes.ts";
 import { ADMIN_TOKEN, cpuMs, median, procKiB, startApp } from "./lib.ts";
 
 const arg = (name: string, dflt: string) => {
@@ -31,17 +32,7 @@ const json = Deno.args.includes("--json");
 const here = new URL("..", import.meta.url).pathname;
 
 /** Deterministic bytes that do not compress to nothing (the ZIP stores, but keep it honest). */
-function bytesOf(size: number, seed: number): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(size);
-  let x = seed * 2654435761 >>> 0 || 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
+const bytesOf = (size: number, seed: number) => testBytes(size, seed * 2654435761);
 
 /** The folder: SMALL files of 1-32 KiB, BIG_FILES files sharing BIG_MIB. Returns its rs. */
 async function buildFolder(url: string): Promise<{ key: string; folder: number }> {

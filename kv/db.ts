@@ -15,7 +15,7 @@ import { readyProbeKey, seqKey } from "./keys.ts";
 const MAX_ATTEMPTS = 40;
 
 /** Two processes on one SQLite-backed KV file throw this under contention; it is safe to retry. */
-function isTransientKvError(err: unknown): boolean {
+export function isTransientKvError(err: unknown): boolean {
   const msg = err instanceof Error ? err.message : String(err);
   return /database is locked|SQLITE_BUSY|busy/i.test(msg);
 }

@@ -16,9 +16,9 @@ import { createUser, type User } from "./identity/users.ts";
 import { createShare, type ShareInput } from "./sharing/share_writes.ts";
 import type { Share } from "./sharing/shares.ts";
 import { createFolder } from "./tree/folders.ts";
-import { storeGeneratedFile } from "./tree/content.ts";
+import { putContent, storeGeneratedFile } from "./tree/content.ts";
 import { trashResource } from "./tree/moves.ts";
-import type { Resource } from "./tree/resources.ts";
+import { listResourcesOwnedBy, listVersions, type Resource } from "./tree/resources.ts";
 import { blobStoreKeys } from "./keys.ts";
 
 /**
@@ -91,6 +91,28 @@ export function newFile(
     reason: "upload",
     bytes: typeof content === "string" ? new TextEncoder().encode(content) : content,
   });
+}
+
+/** A new content version of file `rs`, stored by `owner` (the upload's quota code). */
+export function addVersion(d: Deps, owner: User, rs: number, content: Uint8Array) {
+  return putContent(d, {
+    rs,
+    mode: "version",
+    reason: "version",
+    actorSeq: owner.userSeq,
+    lockOwner: null,
+    body: ReadableStream.from([content]),
+    quotaCode: "RESOURCE_015",
+  });
+}
+
+/** The bytes of every stored version of the user's resources (what usage must equal). */
+export async function storedBytes(d: Deps, owner: User): Promise<number> {
+  let sum = 0;
+  for (const r of await listResourcesOwnedBy(d.kv, owner.userSeq)) {
+    for (const v of await listVersions(d.kv, r.rs)) sum += v.size;
+  }
+  return sum;
 }
 
 /** A share of `resource` made by its owner (`input` as the external API takes it). */

@@ -12,7 +12,7 @@ import { ADMIN_ACTIONS } from "../http/admin_audit.ts";
 import { adminErrors, adminJson } from "./schemas.ts";
 import { ActivityPageSchema } from "./schemas/events.ts";
 
-export const MAX_ACTIVITY_PAGE = 200;
+const MAX_ACTIVITY_PAGE = 200;
 
 const seqQuery = (name: string, description: string) =>
   optionalSeq(description, name).openapi({ ...queryParam(name), example: 1 });

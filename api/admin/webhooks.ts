@@ -36,7 +36,7 @@ import {
   WebhookSchema,
 } from "./schemas/events.ts";
 
-export const MAX_DELIVERY_PAGE = 100;
+const MAX_DELIVERY_PAGE = 100;
 
 const WebhookParams = z.object({
   id: z.string().regex(WEBHOOK_ID_PATTERN, "id must be wh_ and 16 hex digits")

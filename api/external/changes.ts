@@ -19,8 +19,8 @@ import {
 } from "../http/event_schemas.ts";
 import { errorResponses, jsonOk, newOpenApiApp, queryParam } from "../http/openapi.ts";
 
-export const MAX_CHANGES_PAGE = 1000;
-export const MAX_WAIT_SECONDS = 60;
+const MAX_CHANGES_PAGE = 1000;
+const MAX_WAIT_SECONDS = 60;
 
 const tags = ["Changes"];
 const CURSOR_EXAMPLE = "000000000000002a0000ffff";

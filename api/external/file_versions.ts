@@ -12,6 +12,7 @@ import { removeVersion, requireVersion, restoreVersion } from "../../kv/tree/ver
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import { sendFile } from "../http/file_response.ts";
+import { recordDownload } from "../../kv/events/log.ts";
 import { errorResponses, jsonOk, newOpenApiApp, seqParam } from "../http/openapi.ts";
 import { ResourceItemSchema, SsQuery, toResourceItem } from "../http/schemas.ts";
 
@@ -95,15 +96,14 @@ const deleteRoute = createRoute({
   },
 });
 
-async function authorizedFile(
+function authorizedFile(
   d: Deps,
   caller: Caller,
   rs: number,
   ss: number | null | undefined,
   action: Action,
-): Promise<{ file: Resource; isOwner: boolean; path: Resource[] }> {
-  const access = await authorizeResourceAccess(d.kv, caller, { rs, ss, type: "FILE" }, action);
-  return { file: access.resource, isOwner: access.isOwner, path: access.path };
+) {
+  return authorizeResourceAccess(d.kv, caller, { rs, ss, type: "FILE" }, action);
 }
 
 export function fileVersionsApi(d: Deps) {
@@ -113,11 +113,12 @@ export function fileVersionsApi(d: Deps) {
     const { resourceSeq, version } = c.req.valid("param");
     const { ss } = c.req.valid("query");
     const caller = c.get("caller");
-    const { file, isOwner, path } = await authorizedFile(d, caller, resourceSeq, ss, "download");
+    const access = await authorizedFile(d, caller, resourceSeq, ss, "download");
     const v = await requireVersion(d.kv, resourceSeq, version);
-    if (!isOwner) await recordSharedOpen(d.kv, caller.userSeq, path);
+    if (!access.isOwner) await recordSharedOpen(d.kv, caller.userSeq, access.path);
+    await recordDownload(d.kv, access.resource, "version", caller.userSeq);
     const asStored: Resource = {
-      ...file,
+      ...access.resource,
       blobId: v.blobId,
       size: v.size,
       sha256: v.sha256,

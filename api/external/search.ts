@@ -14,7 +14,7 @@ import { ok } from "../http/envelope.ts";
 import { errorResponses, jsonOk, newOpenApiApp, queryParam } from "../http/openapi.ts";
 import { PermissionsSchema, ResourceItemSchema, toResourceItem } from "../http/schemas.ts";
 
-export const MAX_SEARCH_PAGE = 100;
+const MAX_SEARCH_PAGE = 100;
 const MAX_QUERY_CHARS = 200;
 
 const SearchQuerySchema = z.object({

@@ -59,7 +59,7 @@ const SEQ = "(\\d+)";
 const re = (path: string) => new RegExp(`^${path}$`);
 
 /** Every admin API change, by method and path (GETs are reads, not recorded). */
-export const ADMIN_ROUTES: readonly AdminRoute[] = [
+const ADMIN_ROUTES: readonly AdminRoute[] = [
   route("POST", re("/tenants"), "tenant_created"),
   route("PATCH", re(`/tenants/${SEQ}`), "tenant_changed", "tenantId"),
   route("DELETE", re(`/tenants/${SEQ}`), "tenant_deleted", "tenantId"),

@@ -9,7 +9,7 @@ import { bodyLimit } from "hono/body-limit";
 import { fail } from "../../kv/errors.ts";
 
 /** Largest JSON body any API accepts: far above any real request, small enough to hold. */
-export const MAX_JSON_BODY = 64 * 1024;
+const MAX_JSON_BODY = 64 * 1024;
 
 /** A route that streams its body under its own limits: the method and the path after the base. */
 export interface StreamedRoute {

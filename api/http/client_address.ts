@@ -39,7 +39,7 @@ interface ServeInfo {
 }
 
 /** The TCP peer's address, or null when the app was called without it. */
-export function peerAddress(c: Context): IpBytes | null {
+function peerAddress(c: Context): IpBytes | null {
   const hostname = (c.env as ServeInfo | undefined)?.remoteAddr?.hostname;
   return typeof hostname === "string" ? parseIp(hostname) : null;
 }

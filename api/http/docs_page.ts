@@ -53,7 +53,7 @@ const escapeAttribute = (s: string) =>
  * The page: Scalar reads its configuration from the `data-configuration` attribute of the
  * `#api-reference` element, so no inline script is needed (the policy forbids them).
  */
-export function apiDocsHtml(title: string, sources: readonly DocsSource[]): string {
+function apiDocsHtml(title: string, sources: readonly DocsSource[]): string {
   const configuration = {
     sources: sources.map((s, i) => ({ ...s, default: i === 0 })),
     // No request to fonts.scalar.com, Scalar's telemetry or its AI services.

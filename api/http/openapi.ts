@@ -44,7 +44,7 @@ export const ErrorEnvelopeSchema = z.object({
  * The success envelope around `data`. An inline `data` schema gets `description`; a component
  * keeps its own (describing it here would replace the component's description everywhere).
  */
-export function envelopeOf<T extends z.ZodTypeAny>(
+function envelopeOf<T extends z.ZodTypeAny>(
   data: T,
   status: 200 | 201 = 200,
   description = "The answer",

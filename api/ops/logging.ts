@@ -26,7 +26,7 @@ import type { Config } from "../../config.ts";
 import { currentRequestScope, withRequestScope } from "../../lib/request_scope.ts";
 
 /** Every logger of the service sits under this category. */
-export const LOG_CATEGORY = "drive";
+const LOG_CATEGORY = "drive";
 
 /** The logger of one part: `driveLogger("http")` logs as `drive.http`. */
 export function driveLogger(part: string): Logger {

@@ -11,7 +11,7 @@ import type { BlobStore } from "../../blobs/store.ts";
 import type { CommitObserver } from "../../kv/db.ts";
 
 /** How long a blob store total may be reused: listing a large store on every scrape is too dear. */
-export const BLOB_STATS_MAX_AGE_MS = 60_000;
+const BLOB_STATS_MAX_AGE_MS = 60_000;
 
 /** Methods outside this list count as "other", so a client cannot grow the label set. */
 const KNOWN_METHODS = new Set([

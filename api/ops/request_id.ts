@@ -7,7 +7,7 @@
 export const REQUEST_ID_HEADER = "X-Request-Id";
 
 /** Well-formed: 1 to 128 characters of letters, digits, `.`, `_`, `:` and `-`. */
-export const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
+const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The incoming id when well-formed, else a new random UUID. */
 export function requestIdFrom(incoming: string | undefined | null): string {

@@ -22,7 +22,7 @@ import type { Metrics } from "./metrics.ts";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./request_id.ts";
 
 /** The route label of a request no route matched (its path is not logged). */
-export const UNMATCHED_ROUTE = "(unmatched)";
+const UNMATCHED_ROUTE = "(unmatched)";
 
 /** The part of Deno.serve's handler info the middleware uses (`c.env` under serve.ts). */
 interface ServeInfo {

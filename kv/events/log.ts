@@ -220,7 +220,7 @@ export async function barrierVersionstamp(kv: Deno.Kv): Promise<string> {
 }
 
 /** How a download reached the bytes, for its audit entry. */
-export type DownloadVia = "direct" | "view" | "token" | "link" | "zip";
+export type DownloadVia = "direct" | "view" | "token" | "link" | "zip" | "version";
 
 /** Records a download (or an inline view) of `resource` in the activity log. */
 export function recordDownload(

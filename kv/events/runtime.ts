@@ -12,6 +12,7 @@
  * Nothing here is needed for correctness: the log, its order and the lease are in KV, and a
  * process that stops only delays sequencing until its lease lapses (LEASE_MS).
  */
+import { isTransientKvError } from "../db.ts";
 import { eventHeadKey, eventLeaseKey, eventLogKey, eventTickKey } from "../keys.ts";
 import type { EventLogHandle } from "../deps.ts";
 import type { DriveEvent } from "./log.ts";
@@ -102,7 +103,7 @@ export async function openEventLog(kv: Deno.Kv, opts: EventLogOptions): Promise<
     })().catch((err) => {
       // Tried again at the next poll; a busy SQLite file is not worth a log line.
       dirty = true;
-      if (!isBusy(err)) report("sequencing")(err);
+      if (!isTransientKvError(err)) report("sequencing")(err);
     }).finally(() => {
       sequencing = null;
     });
@@ -156,7 +157,7 @@ export async function openEventLog(kv: Deno.Kv, opts: EventLogOptions): Promise<
     } catch (err) {
       // The next poll delivers again from the same position.
       lastHeadStamp = null;
-      if (!isBusy(err)) report("waking long-polls")(err);
+      if (!isTransientKvError(err)) report("waking long-polls")(err);
     } finally {
       delivering = false;
     }
@@ -204,7 +205,7 @@ export async function openEventLog(kv: Deno.Kv, opts: EventLogOptions): Promise<
       ]);
       if (!closed) look(tick, head, lease);
     } catch (err) {
-      if (!isBusy(err)) report("polling")(err);
+      if (!isTransientKvError(err)) report("polling")(err);
     }
   }, pollMs);
   Deno.unrefTimer(timer);
@@ -226,9 +227,4 @@ export async function openEventLog(kv: Deno.Kv, opts: EventLogOptions): Promise<
     },
     releaseLease: () => releaseLease(kv, holder),
   };
-}
-
-/** Two processes on one SQLite file: a commit may find it locked; the next round retries. */
-function isBusy(err: unknown): boolean {
-  return /database is locked|SQLITE_BUSY|busy/i.test(err instanceof Error ? err.message : "");
 }

@@ -32,16 +32,10 @@ import { dropPinsOf } from "../sharing/pins.ts";
 import { forgetRecipient } from "../sharing/shared_list.ts";
 import { removeShare } from "../sharing/share_writes.ts";
 import { shareOfResource } from "../sharing/shares.ts";
-import { dropLock, dropLockStamp } from "../tree/locks.ts";
-import {
-  deleteVersion,
-  getVersionEntry,
-  listVersions,
-  type Resource,
-  writeResource,
-} from "../tree/resources.ts";
+import { dropLockStamp } from "../tree/locks.ts";
+import { listVersions, type Resource } from "../tree/resources.ts";
 import { searchKeyCount } from "../tree/search_index.ts";
-import { dropPurgeMarker } from "../tree/trash.ts";
+import { deleteBlobs, dropPurgeMarker, dropResource, shedVersions } from "../tree/trash.ts";
 import { chargeUsage, dropUsage, readUsageEntry } from "../tree/usage.ts";
 import { deleteAdapter, listAdapters } from "../../provider/state/adapters.ts";
 import { dropJob, getJob, recordJob } from "./jobs.ts";
@@ -172,34 +166,19 @@ async function deletePage(
       const cost = versions.length + PER_RESOURCE_MUTATIONS + searchKeyCount(r);
       if (deleted.length > 0 && mutations + cost > MAX_MUTATIONS) break;
       if (cost > MAX_MUTATIONS) {
-        for (const v of versions.slice(0, MAX_CHECKS - 1)) {
-          const ve = await getVersionEntry(d.kv, r.rs, v.version);
-          deleteVersion(op, r.rs, v.version, ve.versionstamp);
-          freed += v.size;
-          blobIds.push(v.blobId);
-        }
+        freed += await shedVersions(d.kv, op, r.rs, versions.slice(0, MAX_CHECKS - 1), blobIds);
         break;
       }
       mutations += cost;
       op.check(entry);
-      for (const v of versions) {
-        deleteVersion(op, r.rs, v.version);
-        freed += v.size;
-        blobIds.push(v.blobId);
-      }
-      writeResource(op, r, null, null);
-      dropLock(op, ownerSeq, r.rs);
+      freed += dropResource(op, r, versions, null, blobIds);
       dropPurgeMarker(op, r.rs);
       deleted.push(r.rs);
     }
     chargeUsage(op, usage, ownerSeq, -freed, Number.MAX_SAFE_INTEGER, "RESOURCE_015");
     return (await commit(op)) === true ? { deleted, freedBytes: freed } : CONFLICT;
   });
-  for (const blobId of blobIds) {
-    await d.blobs.delete(blobId).catch((err) =>
-      console.error(`user deletion: could not delete blob ${blobId}:`, err)
-    );
-  }
+  await deleteBlobs(d, blobIds, "user deletion");
   return outcome;
 }
 

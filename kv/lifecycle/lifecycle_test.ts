@@ -11,7 +11,6 @@ import { getTenant } from "../identity/tenants.ts";
 import { getUser, setUserDisabled, type User } from "../identity/users.ts";
 import { addPin, listPins } from "../sharing/pins.ts";
 import { resolveLinkToken } from "../sharing/share_links.ts";
-import { putContent } from "../tree/content.ts";
 import {
   getResource,
   listChildren,
@@ -20,6 +19,7 @@ import {
 } from "../tree/resources.ts";
 import { getUsage } from "../tree/usage.ts";
 import {
+  addVersion,
   assertFails,
   blobCount,
   domainTest,
@@ -28,6 +28,7 @@ import {
   newShare,
   newTenant,
   newUser,
+  storedBytes,
   trash,
 } from "../testing.ts";
 import { deleteTenant, deleteUser } from "./delete_account.ts";
@@ -38,27 +39,6 @@ import { transferDrive } from "./transfer.ts";
 
 const DAY = 86_400_000;
 const bytes = (n: number, fill = 1) => new Uint8Array(n).fill(fill);
-
-function addVersion(d: Deps, owner: User, rs: number, content: Uint8Array) {
-  return putContent(d, {
-    rs,
-    mode: "version",
-    reason: "version",
-    actorSeq: owner.userSeq,
-    lockOwner: null,
-    body: ReadableStream.from([content]),
-    quotaCode: "RESOURCE_015",
-  });
-}
-
-/** The bytes of every stored version of the user's resources (what usage must equal). */
-async function storedBytes(d: Deps, owner: User): Promise<number> {
-  let sum = 0;
-  for (const r of await listResourcesOwnedBy(d.kv, owner.userSeq)) {
-    for (const v of await listVersions(d.kv, r.rs)) sum += v.size;
-  }
-  return sum;
-}
 
 /** A drive with a folder tree, a file with two versions, a trashed folder and a public link. */
 async function populate(d: Deps, owner: User) {

@@ -74,3 +74,16 @@ domainTest("a purge removes the tokens of the whole tree, many-token names inclu
   assert.equal(result.resources, 151);
   assert.equal(await tokenCount(d.kv, alice.userSeq), 0);
 });
+
+domainTest("a purge of many one-token folders stays within a commit's mutations", async (d) => {
+  // More folders than one purge commit takes: the purge spans commits and leaves no token.
+  const alice = await newUser(d, "alice");
+  const top = await newFolder(d, alice, "top");
+  const letters = "abcdefghijklmnopqrstuvwxyz";
+  const oneToken = (i: number) => `f${letters[Math.floor(i / 26)]}${letters[i % 26]}`;
+  for (let i = 0; i < 130; i++) await newFolder(d, alice, oneToken(i), top.rs);
+  await trash(d, alice, top);
+  const result = await purgeTrashed(d, { ownerSeq: alice.userSeq, rs: top.rs });
+  assert.equal(result.resources, 131);
+  assert.equal(await tokenCount(d.kv, alice.userSeq), 0);
+});

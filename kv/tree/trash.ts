@@ -14,6 +14,7 @@ import { fail } from "../errors.ts";
 import { purgeMarkerKey } from "../keys.ts";
 import { dropLock } from "./locks.ts";
 import {
+  type ContentVersion,
   deleteVersion,
   freeName,
   getResource,
@@ -38,12 +39,67 @@ const PURGE_MAX_MUTATIONS = 900;
 const PURGE_MAX_CHECKS = 90;
 /** Listings of a purged tree; another one is needed only when something raced into it. */
 const PURGE_MAX_PASSES = 5;
-/** Resource record, up to three index keys, lock, purge marker, its event (kv/events/log.ts). */
-const PER_RESOURCE_MUTATIONS = 7;
+/**
+ * At most: resource record, up to three index keys, the lock and its owner-index entry (dropLock
+ * deletes both), purge marker, an event (kv/events/log.ts). Search tokens are counted apart.
+ */
+const PER_RESOURCE_MUTATIONS = 8;
 
 /** Adds to `op` removing the purge marker of `rs` (a resource deleted by other means). */
 export function dropPurgeMarker(op: Deno.AtomicOperation, rs: number) {
   op.delete(purgeMarkerKey(rs));
+}
+
+/**
+ * Adds to `op` deleting `r` with its `versions` (listed in the same attempt) and lock; adds the
+ * versions' blobs, to delete after the commit, to `blobIds`. Returns the bytes freed.
+ */
+export function dropResource(
+  op: Deno.AtomicOperation,
+  r: Resource,
+  versions: ContentVersion[],
+  actorSeq: number | null,
+  blobIds: string[],
+): number {
+  let freed = 0;
+  for (const v of versions) {
+    deleteVersion(op, r.rs, v.version);
+    freed += v.size;
+    blobIds.push(v.blobId);
+  }
+  writeResource(op, r, null, actorSeq);
+  dropLock(op, r.ownerSeq, r.rs);
+  return freed;
+}
+
+/**
+ * Adds to `op` deleting `versions` of `rs`, each checked (how a file with more versions than one
+ * commit takes sheds them over several); adds their blobs to `blobIds`. Returns the bytes freed.
+ */
+export async function shedVersions(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  rs: number,
+  versions: ContentVersion[],
+  blobIds: string[],
+): Promise<number> {
+  let freed = 0;
+  for (const v of versions) {
+    const entry = await getVersionEntry(kv, rs, v.version);
+    deleteVersion(op, rs, v.version, entry.versionstamp);
+    freed += v.size;
+    blobIds.push(v.blobId);
+  }
+  return freed;
+}
+
+/** Deletes blobs whose versions a commit dropped; a failure is only logged (the blob sweep, blob_sweep.ts, removes what is left). */
+export async function deleteBlobs(d: Deps, blobIds: string[], what: string): Promise<void> {
+  for (const blobId of blobIds) {
+    await d.blobs.delete(blobId).catch((err) =>
+      console.error(`${what}: could not delete blob ${blobId}:`, err)
+    );
+  }
 }
 
 /** One page of the owner's top-level trashed items, in resourceSeq order. */
@@ -229,36 +285,21 @@ async function purgeBatch(
       const cost = versions.length + PER_RESOURCE_MUTATIONS + searchKeyCount(r);
       if (count > 0 && mutations + cost > PURGE_MAX_MUTATIONS) break;
       if (r && cost > PURGE_MAX_MUTATIONS) {
-        for (const v of versions.slice(0, PURGE_MAX_CHECKS)) {
-          const entry = await getVersionEntry(d.kv, r.rs, v.version);
-          deleteVersion(op, r.rs, v.version, entry.versionstamp);
-          freed += v.size;
-          blobIds.push(v.blobId);
-        }
+        freed += await shedVersions(d.kv, op, r.rs, versions.slice(0, PURGE_MAX_CHECKS), blobIds);
         break;
       }
       count++;
       mutations += cost;
       if (!r) continue;
       op.check(entry);
-      for (const v of versions) {
-        deleteVersion(op, r.rs, v.version);
-        freed += v.size;
-        blobIds.push(v.blobId);
-      }
-      writeResource(op, r, null, actorSeq);
+      freed += dropResource(op, r, versions, actorSeq, blobIds);
       deleting.add(r.rs);
-      dropLock(op, r.ownerSeq, r.rs);
       if (r.rs === topRs) op.delete(purgeMarkerKey(r.rs));
       deleted++;
     }
     chargeUsage(op, usage, ownerSeq, -freed, Number.MAX_SAFE_INTEGER, "RESOURCE_015");
     return (await commit(op)) === true ? { count, deleted, freedBytes: freed } : CONFLICT;
   });
-  for (const blobId of blobIds) {
-    await d.blobs.delete(blobId).catch((err) =>
-      console.error(`purge: could not delete blob ${blobId}:`, err)
-    );
-  }
+  await deleteBlobs(d, blobIds, "purge");
   return outcome;
 }

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import type { Deps } from "../deps.ts";
 import type { User } from "../identity/users.ts";
 import {
+  addVersion,
   assertFails,
   blobCount,
   domainTest,
@@ -14,41 +15,20 @@ import {
   newFolder,
   newUser,
   raceWinners,
+  storedBytes,
   trash,
 } from "../testing.ts";
-import { putContent } from "./content.ts";
 import { moveFileToDrive } from "./moves.ts";
-import {
-  getResourceEntry,
-  listResourcesOwnedBy,
-  listVersions,
-  type Resource,
-} from "./resources.ts";
+import { getResourceEntry, listVersions, type Resource } from "./resources.ts";
 import { purgeTrashed } from "./trash.ts";
 import { getUsage } from "./usage.ts";
 import { removeVersion, restoreVersion } from "./versions.ts";
 
 const bytes = (n: number, fill = 1) => new Uint8Array(n).fill(fill);
 
-function addVersion(d: Deps, owner: User, rs: number, content: Uint8Array) {
-  return putContent(d, {
-    rs,
-    mode: "version",
-    reason: "version",
-    actorSeq: owner.userSeq,
-    lockOwner: null,
-    body: ReadableStream.from([content]),
-    quotaCode: "RESOURCE_015",
-  });
-}
-
 /** Usage equals the bytes of every stored version of the user's resources. */
 async function assertUsageExact(d: Deps, owner: User) {
-  let sum = 0;
-  for (const r of await listResourcesOwnedBy(d.kv, owner.userSeq)) {
-    for (const v of await listVersions(d.kv, r.rs)) sum += v.size;
-  }
-  assert.equal(await getUsage(d.kv, owner.userSeq), sum);
+  assert.equal(await getUsage(d.kv, owner.userSeq), await storedBytes(d, owner));
 }
 
 async function threeVersions(

@@ -55,6 +55,11 @@ Deno.test("activity: changes, downloads, link opens and admin actions, with work
 
     // Downloads: direct (on B), by token, and through a public link; a link open.
     assert.equal(await onB(alice).fetch(`/files/${file}/download`).then((r) => r.text()), "hello");
+    // A stored version's bytes are a download too.
+    assert.equal(
+      await alice.fetch(`/files/${file}/versions/1/download`).then((r) => r.text()),
+      "hello",
+    );
     // By token: a file, and a folder as a ZIP (the second request to the other process).
     const folder = await alice.newFolder("Docs");
     for (const path of [`/files/${file}/download-token`, `/folders/${folder}/download-token`]) {
@@ -81,9 +86,9 @@ Deno.test("activity: changes, downloads, link opens and admin actions, with work
       201,
     );
 
-    const downloads = await waitFor(admin, `kind=downloaded&rs=${file}`, 3);
+    const downloads = await waitFor(admin, `kind=downloaded&rs=${file}`, 4);
     const vias = downloads.map((e: Entry) => e.detail.via).sort();
-    assert.deepEqual(vias, ["direct", "link", "token"]);
+    assert.deepEqual(vias, ["direct", "link", "token", "version"]);
     const zip = await waitFor(admin, `kind=downloaded&rs=${folder}`, 1);
     assert.deepEqual(zip.map((e: Entry) => e.detail.via), ["zip"]);
     const direct = downloads.find((e: Entry) => e.detail.via === "direct");

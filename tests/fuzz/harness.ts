@@ -12,6 +12,7 @@
  * - `FUZZ_TIMEOUT_MS`: how long one request may take before it counts as a hang (5 s).
  */
 import fc from "./fast_check.ts";
+import { concat } from "../helpers/http.ts";
 
 function envInt(name: string): number | undefined {
   const raw = Deno.env.get(name);
@@ -317,15 +318,7 @@ function dechunk(bytes: Uint8Array): Uint8Array {
   return concat(parts);
 }
 
-export function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const all = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let off = 0;
-  for (const c of chunks) {
-    all.set(c, off);
-    off += c.byteLength;
-  }
-  return all;
-}
+export { concat };
 
 // ------------------------------------------------------------------------------ checks
 

@@ -12,6 +12,7 @@ import fc from "./fast_check.ts";
 import { signJwt } from "../../provider/jwt.ts";
 import { sha256Hex } from "../../lib/secrets.ts";
 import { withServer } from "../helpers/server.ts";
+import { PROVIDER_JWT_HEADER, providerClaims } from "../helpers/provider.ts";
 import {
   assertAlive,
   checkAnswer,
@@ -387,27 +388,16 @@ function toRaw(w: World, c: ProviderCase): RawRequest {
 
   const a = c.auth;
   const adapterOf = (i: number) => w.adapters[i % w.adapters.length];
-  const claimsFor = (adapterName: string) => {
-    const now = Math.floor(Date.now() / 1000);
-    return {
-      header: { alg: "HS256", typ: "doc-storage-request+jwt" } as Record<string, unknown>,
-      claims: {
-        iss: "doc-office",
-        aud: "doc-http-storage-provider",
-        iat: now,
-        exp: now + 60,
-        jti: crypto.randomUUID(),
-        request: {
-          adapter: adapterName,
-          method,
-          path,
-          ...(contentType !== null ? { content_type: contentType } : {}),
-          content_length: body.byteLength,
-          content_sha256: sha256Hex(body),
-        },
-      } as Record<string, unknown>,
-    };
-  };
+  const claimsFor = (adapterName: string) => ({
+    header: { ...PROVIDER_JWT_HEADER } as Record<string, unknown>,
+    claims: providerClaims(adapterName, {
+      method,
+      path,
+      contentType: contentType ?? undefined,
+      length: body.byteLength,
+      sha256: sha256Hex(body),
+    }) as Record<string, unknown>,
+  });
   switch (a.kind) {
     case "signed":
     case "lifetime": {

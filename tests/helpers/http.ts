@@ -43,7 +43,8 @@ export function multipartBody(
   return { body: concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
+/** The chunks joined into one array. */
+export function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
   const all = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
   let off = 0;
   for (const c of chunks) {

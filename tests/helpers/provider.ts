@@ -51,6 +51,32 @@ export async function newProviderAdapter(
   return { name, secret, userSeq, client };
 }
 
+/** The JWT header a conforming host signs provider requests with. */
+export const PROVIDER_JWT_HEADER = { alg: "HS256", typ: "doc-storage-request+jwt" };
+
+/** Claims for one provider request (`path` without its query), as a conforming host signs them. */
+export function providerClaims(
+  adapter: string,
+  req: { method: string; path: string; contentType?: string; length: number; sha256: string },
+) {
+  const now = Math.floor(Date.now() / 1000);
+  return {
+    iss: "doc-office",
+    aud: "doc-http-storage-provider",
+    iat: now,
+    exp: now + 60,
+    jti: crypto.randomUUID(),
+    request: {
+      adapter,
+      method: req.method,
+      path: req.path,
+      ...(req.contentType !== undefined ? { content_type: req.contentType } : {}),
+      content_length: req.length,
+      content_sha256: req.sha256,
+    },
+  };
+}
+
 /**
  * A provider request sent raw (any target, method, headers) and signed for `adapter` unless
  * `jwt` is given; `edit` may change the claims before signing, to tamper with one field.
@@ -72,23 +98,14 @@ export function providerRawRequest(
   },
 ): Promise<RawHttpResponse | null> {
   const body = req.body ?? new Uint8Array();
-  const now = Math.floor(Date.now() / 1000);
-  const header = { alg: "HS256", typ: "doc-storage-request+jwt" };
-  const claims = {
-    iss: "doc-office",
-    aud: "doc-http-storage-provider",
-    iat: now,
-    exp: now + 60,
-    jti: crypto.randomUUID(),
-    request: {
-      adapter: adapter.name,
-      method: req.method,
-      path: req.target.split("?")[0],
-      ...(req.contentType !== undefined ? { content_type: req.contentType } : {}),
-      content_length: body.byteLength,
-      content_sha256: createHash("sha256").update(body).digest("hex"),
-    },
-  };
+  const header = { ...PROVIDER_JWT_HEADER };
+  const claims = providerClaims(adapter.name, {
+    method: req.method,
+    path: req.target.split("?")[0],
+    contentType: req.contentType,
+    length: body.byteLength,
+    sha256: createHash("sha256").update(body).digest("hex"),
+  });
   req.edit?.(claims, header);
   const headers: [string, string][] = [
     ["x-doc-storage-adapter", adapter.name],

@@ -16,7 +16,12 @@ import { findChildByName } from "../../kv/tree/resources.ts";
 import { signJwt } from "../../provider/jwt.ts";
 import { UNAUTHORIZED_TEXT } from "../../provider/responses.ts";
 import { forEachBlobStore, fsBlobFiles, type TestServer } from "../helpers/server.ts";
-import { newProviderAdapter, providerRawRequest } from "../helpers/provider.ts";
+import {
+  newProviderAdapter,
+  PROVIDER_JWT_HEADER,
+  providerClaims,
+  providerRawRequest,
+} from "../helpers/provider.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
@@ -33,31 +38,6 @@ async function stored(server: TestServer): Promise<{ temp: number; blobs: number
   for await (const _ of server.kv.list({ prefix: blobPendingKey() })) temp++;
   return { temp, blobs };
 }
-
-/** Claims for one provider request, as a conforming host signs them. */
-function claimsFor(
-  adapter: string,
-  req: { method: string; target: string; contentType?: string; length: number; sha256: string },
-) {
-  const now = Math.floor(Date.now() / 1000);
-  return {
-    iss: "doc-office",
-    aud: "doc-http-storage-provider",
-    iat: now,
-    exp: now + 60,
-    jti: crypto.randomUUID(),
-    request: {
-      adapter,
-      method: req.method,
-      path: req.target,
-      ...(req.contentType !== undefined ? { content_type: req.contentType } : {}),
-      content_length: req.length,
-      content_sha256: req.sha256,
-    },
-  };
-}
-
-const HEADER = { alg: "HS256", typ: "doc-storage-request+jwt" };
 
 interface Answer {
   status: number;
@@ -182,15 +162,15 @@ forEachBlobStore(
     const ad = await newProviderAdapter(server, "badsig");
     const target = "/doc-storage/v1/doc.bin/put";
     const signed = (edit: (c: any) => void = () => {}, secret = ad.secret) => {
-      const c = claimsFor(ad.name, {
+      const c = providerClaims(ad.name, {
         method: "PUT",
-        target,
+        path: target,
         contentType: "application/octet-stream",
         length: MB300,
         sha256: "0".repeat(64),
       });
       edit(c);
-      return signJwt(HEADER, c, secret);
+      return signJwt(PROVIDER_JWT_HEADER, c, secret);
     };
     const put = (jwt: string) => ({
       method: "PUT",
@@ -222,10 +202,10 @@ forEachBlobStore(
     const body = new Uint8Array(1024 * 1024).fill(3);
     const jwtFor = (bytes: Uint8Array) =>
       signJwt(
-        HEADER,
-        claimsFor(ad.name, {
+        PROVIDER_JWT_HEADER,
+        providerClaims(ad.name, {
           method: "PUT",
-          target,
+          path: target,
           contentType: "application/octet-stream",
           length: bytes.byteLength,
           sha256: sha256(bytes),
@@ -288,10 +268,10 @@ forEachBlobStore(
     const signedBody = new Uint8Array(2 * 1024 * 1024).fill(4);
     const sentBody = new Uint8Array(2 * 1024 * 1024).fill(5);
     const jwt = signJwt(
-      HEADER,
-      claimsFor(ad.name, {
+      PROVIDER_JWT_HEADER,
+      providerClaims(ad.name, {
         method: "PUT",
-        target,
+        path: target,
         contentType: "application/octet-stream",
         length: signedBody.byteLength,
         sha256: sha256(signedBody),
@@ -347,14 +327,14 @@ forEachBlobStore(
     ]);
     // A used JWT of a mkdir, sent again with its body stalled.
     const body = enc('{"name":"made"}');
-    const claims = claimsFor(ad.name, {
+    const claims = providerClaims(ad.name, {
       method: "POST",
-      target: "/doc-storage/v1/mkdir",
+      path: "/doc-storage/v1/mkdir",
       contentType: "application/json",
       length: body.byteLength,
       sha256: sha256(body),
     });
-    const jwt = signJwt(HEADER, claims, ad.secret);
+    const jwt = signJwt(PROVIDER_JWT_HEADER, claims, ad.secret);
     const first = await providerRawRequest(server.url, ad, {
       method: "POST",
       target: "/doc-storage/v1/mkdir",
@@ -422,10 +402,10 @@ forEachBlobStore(
       const target = "/doc-storage/v1/doc.bin/put";
       const jwtFor = (sha: string) =>
         signJwt(
-          HEADER,
-          claimsFor(ad.name, {
+          PROVIDER_JWT_HEADER,
+          providerClaims(ad.name, {
             method: "PUT",
-            target,
+            path: target,
             contentType: "application/octet-stream",
             length: body.byteLength,
             sha256: sha,

@@ -42,10 +42,11 @@ import { adminToken, signOut } from "./session.ts";
 export type {
   Adapter,
   AdapterOperation,
-  ApiKey,
   BlobSweep,
   ConnectionTest,
+  CreatedAdapter,
   DocumentLock,
+  IssuedApiKey,
   Paged,
   Permission,
   Scope,
@@ -57,7 +58,7 @@ export type {
 } from "../../api/admin/schemas.ts";
 export type {
   ActivityEntry,
-  EventKind,
+  CreatedWebhook,
   Webhook,
   WebhookDelivery,
   WebhookEventFilter,
@@ -283,21 +284,15 @@ export const api = {
     request<Webhook>("POST", `/webhooks/${seg(id)}/${disabled ? "disable" : "enable"}`),
   testWebhook: (id: string) => request<WebhookDelivery>("POST", `/webhooks/${seg(id)}/test`),
   listWebhookDeliveries: (id: string, cursor?: string) =>
-    request<WebhookDeliveryPage>(
-      "GET",
-      `/webhooks/${seg(id)}/deliveries${cursor ? `?cursor=${seg(cursor)}` : ""}`,
-    ),
+    request<WebhookDeliveryPage>("GET", `/webhooks/${seg(id)}/deliveries${queryOf({ cursor })}`),
   retryWebhookDelivery: (id: string, deliveryId: string) =>
     request<WebhookDelivery>(
       "POST",
       `/webhooks/${seg(id)}/deliveries/${seg(deliveryId)}/retry`,
     ),
 
-  listActivity: (filter: ActivityFilter, cursor?: string) => {
-    const q = new URLSearchParams(filter as Record<string, string>);
-    if (cursor) q.set("cursor", cursor);
-    return request<ActivityPage>("GET", `/activity?${q}`);
-  },
+  listActivity: (filter: ActivityFilter, cursor?: string) =>
+    request<ActivityPage>("GET", `/activity${queryOf({ ...filter, cursor })}`),
 };
 
 /** The activity filters as typed into the console (sent as query parameters). */

@@ -15,7 +15,7 @@ export type FieldErrors = Record<string, string>;
  * ("name", "email") only as the "field: problem" prefix of a validation message, since they
  * also occur as ordinary words.
  */
-export const FIELD_LABELS: Record<string, string> = {
+const FIELD_LABELS: Record<string, string> = {
   accountId: "Account id",
   baseUrl: "Base URL",
   confirm: "Confirmation",

@@ -17,11 +17,11 @@ import {
 // ---------------------------------------------------------------- activity
 
 /** Every kind of event (kv/events/log.ts), for the activity log's entries and filters. */
-export const EventKindSchema = z.enum(EVENT_KINDS);
+const EventKindSchema = z.enum(EVENT_KINDS);
 export type EventKind = z.infer<typeof EventKindSchema>;
 
 /** One entry of the activity log: a change of the drive, a read, or an admin action. */
-export const ActivityEntrySchema = z.object({
+const ActivityEntrySchema = z.object({
   id: z.string().describe("The entry's log position; entries are listed newest first"),
   kind: EventKindSchema.describe("What happened (docs/changes.md: event kinds)").openapi({
     example: "downloaded",

@@ -3,8 +3,6 @@
  * or enable again, and delete for good behind an inline confirmation. The API asks the deletion
  * to repeat the accountId or tenant name; the console sends it once the administrator confirmed.
  */
-import { humanizeMessage } from "../../shared/form.ts";
-import { messageOf } from "../../shared/format.ts";
 import { ConfirmButton } from "./confirm.tsx";
 import { useAction } from "./data.tsx";
 
@@ -30,9 +28,7 @@ export function DisableButton(
       >
         {disabled ? "Enable" : "Disable"}
       </button>
-      {action.error.value && (
-        <span class="field-error" role="alert">{humanizeMessage(action.error.value)}</span>
-      )}
+      {action.error.value && <span class="field-error" role="alert">{action.error.value}</span>}
     </>
   );
 }
@@ -52,10 +48,7 @@ export function DeleteButton(
       accessibleLabel={`Delete ${what}`}
       question={`Delete ${what} for good? ${consequence} This cannot be undone.`}
       confirmLabel={`Delete ${what}`}
-      onConfirm={() =>
-        onDelete().catch((err) => {
-          throw new Error(humanizeMessage(messageOf(err)));
-        })}
+      onConfirm={onDelete}
     />
   );
 }

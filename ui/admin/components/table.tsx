@@ -15,7 +15,7 @@ export interface Column<T> {
 
 /** The rows of `loaded`; a list the server pages and searches is a PagedTable around it. */
 export function ListTable<T>(
-  { loaded, empty, columns, rowKey, rowClass, actions }: {
+  { loaded, empty, columns, rowKey, rowClass, actions, label }: {
     loaded: Loaded<T[]>;
     /** What the table says instead when the list is empty. */
     empty: string;
@@ -23,10 +23,12 @@ export function ListTable<T>(
     rowKey: (item: T) => string | number;
     rowClass?: (item: T) => string | undefined;
     actions: (item: T) => ComponentChildren;
+    /** The table's accessible name, when the page holds several. */
+    label?: string;
   },
 ) {
   const table = (items: T[]) => (
-    <table>
+    <table aria-label={label}>
       <thead>
         <tr>
           {columns.map((c) => <th key={c.label} scope="col">{c.label}</th>)}

@@ -8,7 +8,7 @@ import { formatDate } from "../../shared/format.ts";
 import { errorsOf, parseWhole, useForm } from "../../shared/form.ts";
 import { Form, SelectField, SubmitRow, TextField } from "../../shared/fields.tsx";
 import { type ActivityEntry, type ActivityFilter, api, EVENT_KINDS } from "../api.ts";
-import { useAction } from "../components/data.tsx";
+import { Items, useAction } from "../components/data.tsx";
 import { Panel } from "../components/panel.tsx";
 
 const FIELDS = ["tenantId", "userSeq", "rs", "kind", "from", "to"] as const;
@@ -138,11 +138,8 @@ export function ActivityPage() {
         </Form>
       </Panel>
       <Panel id="activity-title" title="Entries, newest first">
-        {items.value === null
-          ? <p class="muted">Loading…</p>
-          : items.value.length === 0
-          ? <p class="muted">No activity matches.</p>
-          : (
+        <Items items={items.value} empty="No activity matches.">
+          {(entries) => (
             <table>
               <thead>
                 <tr>
@@ -153,7 +150,7 @@ export function ActivityPage() {
                 </tr>
               </thead>
               <tbody>
-                {items.value.map((e) => (
+                {entries.map((e) => (
                   <tr key={e.id}>
                     <td data-label="When">{formatDate(e.at)}</td>
                     <td data-label="Kind">{e.kind.replaceAll("_", " ")}</td>
@@ -164,6 +161,7 @@ export function ActivityPage() {
               </tbody>
             </table>
           )}
+        </Items>
         {older.error.value && <p class="error" role="alert">{older.error.value}</p>}
         {next.value && (
           <div class="actions">

@@ -10,6 +10,7 @@ import {
   type AdapterOperation,
   api,
   type ConnectionTest,
+  type CreatedAdapter,
   type User,
 } from "../api.ts";
 import { ConfirmButton } from "../components/confirm.tsx";
@@ -55,7 +56,7 @@ function validSecret(secret: string): string | null {
 function RegisterForm(
   { users, onRegistered }: {
     users: User[];
-    onRegistered: (a: Adapter & { secret: string }) => void;
+    onRegistered: (a: CreatedAdapter) => void;
   },
 ) {
   const form = useForm(["name", "userSeq", "folderSeq", "secret", "operations", "readOnly"]);

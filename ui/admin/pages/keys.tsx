@@ -1,7 +1,7 @@
 /** API keys: issue (the key is shown once), list (paged, searched, per user), revoke. */
 import { useSignal } from "@preact/signals";
 import { formatDate } from "../../shared/format.ts";
-import { api, type ApiKey, type User } from "../api.ts";
+import { api, type IssuedApiKey, type User } from "../api.ts";
 import { ConfirmButton } from "../components/confirm.tsx";
 import { Items } from "../components/data.tsx";
 import { FilterSelect, Panel } from "../components/panel.tsx";
@@ -12,7 +12,7 @@ import { Form, SubmitRow, TextField, Toggle } from "../../shared/fields.tsx";
 import { errorsOf, useForm } from "../../shared/form.ts";
 
 function IssueKeyForm(
-  { users, onIssued }: { users: User[]; onIssued: (key: ApiKey & { apiKey: string }) => void },
+  { users, onIssued }: { users: User[]; onIssued: (key: IssuedApiKey) => void },
 ) {
   const form = useForm(["userSeq", "scopes", "label"]);
   const userSeq = useUserChoice(users);

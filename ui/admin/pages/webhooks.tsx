@@ -10,6 +10,7 @@ import { FieldGroup, Form, SubmitRow, TextField, Toggle } from "../../shared/fie
 import { errorsOf, parseWhole, useForm } from "../../shared/form.ts";
 import {
   api,
+  type CreatedWebhook,
   EVENT_KINDS,
   type Webhook,
   type WebhookDelivery,
@@ -17,8 +18,10 @@ import {
 } from "../api.ts";
 import { ConfirmButton } from "../components/confirm.tsx";
 import { ListState, useAction, useLoaded } from "../components/data.tsx";
+import { DisableButton } from "../components/lifecycle.tsx";
 import { Panel } from "../components/panel.tsx";
 import { type NewSecret, SecretPanel } from "../components/secret.tsx";
+import { ListTable } from "../components/table.tsx";
 
 function validUrl(raw: string): string | null {
   const t = raw.trim();
@@ -32,7 +35,7 @@ function validUrl(raw: string): string | null {
   return null;
 }
 
-function CreateForm({ onCreated }: { onCreated: (w: Webhook & { secret: string }) => void }) {
+function CreateForm({ onCreated }: { onCreated: (w: CreatedWebhook) => void }) {
   const form = useForm(["url", "events", "tenantId"]);
   const url = useSignal("");
   const tenantId = useSignal("");
@@ -134,47 +137,29 @@ function DeliveryList({ webhook }: { webhook: Webhook }) {
         <button type="button" onClick={deliveries.reload}>Refresh</button>
       </div>
       {action.error.value && <p class="form-error" role="alert">{action.error.value}</p>}
-      <ListState loaded={deliveries} empty="Nothing delivered yet.">
-        {(items) => (
-          <table aria-label={`Deliveries to ${webhook.url}`}>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Queued</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((d) => (
-                <tr key={d.id} data-delivery={d.id}>
-                  <td data-label="Event">{d.type}</td>
-                  <td data-label="Queued">{formatDate(d.createdAt)}</td>
-                  <td data-label="Status">{d.status}</td>
-                  <td data-label="Attempts">{d.attempts}</td>
-                  <td data-label="Last answer">
-                    {d.lastStatus ?? d.lastError ?? "—"}
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      disabled={action.busy.value || webhook.disabledAt !== null}
-                      aria-label={`Retry delivery ${d.type} of ${formatDate(d.createdAt)}`}
-                      onClick={() => retry(d)}
-                    >
-                      Retry
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+      <ListTable
+        loaded={deliveries}
+        empty="Nothing delivered yet."
+        label={`Deliveries to ${webhook.url}`}
+        columns={[
+          { label: "Event", cell: (d) => d.type },
+          { label: "Queued", cell: (d) => formatDate(d.createdAt) },
+          { label: "Status", cell: (d) => d.status },
+          { label: "Attempts", cell: (d) => d.attempts },
+          { label: "Last answer", cell: (d) => d.lastStatus ?? d.lastError ?? "—" },
+        ]}
+        rowKey={(d) => d.id}
+        actions={(d) => (
+          <button
+            type="button"
+            disabled={action.busy.value || webhook.disabledAt !== null}
+            aria-label={`Retry delivery ${d.type} of ${formatDate(d.createdAt)}`}
+            onClick={() => retry(d)}
+          >
+            Retry
+          </button>
         )}
-      </ListState>
+      />
     </div>
   );
 }
@@ -236,18 +221,11 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
         >
           Send test
         </button>
-        <button
-          type="button"
-          disabled={action.busy.value}
-          aria-label={`${disabled ? "Enable" : "Disable"} ${webhook.url}`}
-          onClick={() =>
-            action.run(async () => {
-              await api.setWebhookDisabled(webhook.id, !disabled);
-              onChanged();
-            })}
-        >
-          {disabled ? "Enable" : "Disable"}
-        </button>
+        <DisableButton
+          disabled={disabled}
+          what={webhook.url}
+          onToggle={(off) => api.setWebhookDisabled(webhook.id, off).then(onChanged)}
+        />
         <ConfirmButton
           label="Delete"
           accessibleLabel={`Delete webhook ${webhook.url}`}
