@@ -3,14 +3,23 @@
  * one client) against `rclone serve webdav` MKCOL on a scratch directory; all pages of a
  * 10,000-entry folder (1,000 per page) against rclone PROPFIND Depth 1; and folder creates from
  * 1 and from 3 server processes on one KV file. Each server runs alone while it is measured.
- * Compare with bench/kv_ceiling.ts (the store alone), run just before.
+ * Compare with bench/kv_ceiling.ts (the store alone), run just before, and with the create floor
+ * (bench/serve_create_floor.ts: one getMany and one 3-key commit per create over bare HTTP).
  *
  *   deno run -A bench/metadata.ts     (--json; --creates N default 2000; --entries N default 10000)
  *   deno run -A bench/metadata.ts --creates-only   (the ceiling, sequential creates and MKCOL)
  * Needs rclone (`apt-get install -y rclone`).
  */
 import { AdminClient } from "../tests/helpers/admin.ts";
-import { ADMIN_TOKEN, freePort, median, peakRssMiB, startApp, waitFor } from "./lib.ts";
+import {
+  ADMIN_TOKEN,
+  freePort,
+  median,
+  peakRssMiB,
+  startApp,
+  startServer,
+  waitFor,
+} from "./lib.ts";
 
 const arg = (name: string, dflt: number) => {
   const i = Deno.args.indexOf(name);
@@ -79,6 +88,28 @@ async function healthzFloor(url: string): Promise<number> {
     rates.push(CREATES / ((performance.now() - t) / 1000));
   }
   return Math.round(median(rates));
+}
+
+/**
+ * The floor of any create over HTTP here (bench/serve_create_floor.ts: a bare server doing one
+ * getMany and one 3-key commit per create), measured with this script's client, median of REPS.
+ */
+async function createFloor(): Promise<number> {
+  const kvDir = await Deno.makeTempDir({ prefix: "create-floor-" });
+  const floor = await startServer(`${root}bench/serve_create_floor.ts`, [`${kvDir}/floor.kv`]);
+  try {
+    const call = api(floor.url, "floor-key");
+    const rates: number[] = [];
+    for (let rep = 0; rep < REPS; rep++) {
+      const t = performance.now();
+      for (let i = 0; i < CREATES; i++) await createFolder(call, `f${rep}-${i}`);
+      rates.push(CREATES / ((performance.now() - t) / 1000));
+    }
+    return Math.round(median(rates));
+  } finally {
+    await floor.stop();
+    await Deno.remove(kvDir, { recursive: true });
+  }
 }
 
 /** All pages of a folder of ENTRIES entries: total ms and first-page ms, medians. */
@@ -202,6 +233,8 @@ try {
   const call = api(service.url, key);
   const creates = await serviceCreates(call);
   const healthz = await healthzFloor(service.url);
+  // Alone: the service stays up but idle while the floor server is measured.
+  const floor = await createFloor();
   // The creates and their ceilings, the same in both reports.
   const createFigures = (mkcolPerSec: number) => ({
     kvSequentialCommitsPerSec: ceiling.sequentialCommitsPerSec,
@@ -217,6 +250,11 @@ try {
       (creates / ceiling.sequentialCreateShapedCommitsPerSec).toFixed(2),
     ),
     createVsHealthz: Number((creates / healthz).toFixed(2)),
+    // What no design can beat: one getMany and one 3-key commit per create over HTTP.
+    floorCreatesPerSec: floor,
+    floorVsKvCommit: Number((floor / ceiling.sequentialCommitsPerSec).toFixed(2)),
+    floorVsRclone: Number((floor / mkcolPerSec).toFixed(2)),
+    createVsFloor: Number((creates / floor).toFixed(2)),
     rcloneMkcolPerSec: mkcolPerSec,
     createVsRclone: Number((creates / mkcolPerSec).toFixed(2)),
   });

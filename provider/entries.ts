@@ -107,7 +107,7 @@ export function rootEntry(adapter: Adapter, root: ProviderRoot): Entry {
 }
 
 export async function nodeEntry(
-  kv: Deno.Kv,
+  kv: Pick<Deno.Kv, "get">,
   adapter: Adapter,
   root: ProviderRoot,
   node: ProviderNode,

@@ -33,6 +33,7 @@ import {
 } from "./paths.ts";
 import { jsonBytesResponse, noContent, ProviderError, unsupportedResponse } from "./responses.ts";
 import { parseStrictJson } from "./strict_json.ts";
+import type { KvReader, ReadAhead } from "./read_ahead.ts";
 import type { VerifiedRequest } from "./verify.ts";
 
 const WRITING = new Set(["put", "lock", "unlock", "mkdir", "rename", "delete"]);
@@ -43,6 +44,8 @@ interface Ctx {
   adapter: Adapter;
   caller: Caller;
   root: ProviderRoot;
+  /** Reads of path resolution and entries: KV, or entries read ahead (read_ahead.ts). */
+  reader: KvReader;
   /** put: set once the buffered body became the file's content. */
   blobUsed: boolean;
 }
@@ -93,7 +96,7 @@ async function authorize(ctx: Ctx, node: ProviderNode, action: Action) {
 }
 
 async function resolve(ctx: Ctx, segments: readonly string[]): Promise<ProviderNode> {
-  const r = await resolveProviderPath(ctx.d.kv, ctx.root, segments);
+  const r = await resolveProviderPath(ctx.reader, ctx.root, segments);
   if (!r.found) throw notFound();
   return r.node;
 }
@@ -169,7 +172,7 @@ async function info(ctx: Ctx): Promise<Response> {
   await authorize(ctx, node, "view");
   const name = url.segments[url.segments.length - 1] ?? "";
   const entry = await nodeEntry(
-    ctx.d.kv,
+    ctx.reader,
     ctx.adapter,
     ctx.root,
     node,
@@ -363,10 +366,38 @@ async function remove(ctx: Ctx): Promise<Response> {
 
 const HANDLERS = { info, list, get, put, lock, unlock, mkdir, rename, delete: remove };
 
-/** Step 6: unsupported answer, read-only refusal, access, then the operation itself. */
-export async function runOperation(d: Deps, v: VerifiedRequest): Promise<Response> {
+/**
+ * Step 6, answered only once the jti is recorded: `replayChecked` is settled already for every
+ * operation but info and list, whose reads run meanwhile. A refused jti answers its 401 and the
+ * work's answer is dropped.
+ */
+export async function runOperation(
+  d: Deps,
+  v: VerifiedRequest,
+  readAhead?: ReadAhead,
+): Promise<Response> {
+  const [replay, work] = await Promise.allSettled([
+    v.replayChecked,
+    runVerified(d, v, readAhead),
+  ]);
+  if (replay.status === "rejected") {
+    if (work.status === "fulfilled") await work.value.body?.cancel();
+    throw replay.reason;
+  }
+  if (work.status === "rejected") throw work.reason;
+  return work.value;
+}
+
+/** Unsupported answer, read-only refusal, access, then the operation itself. */
+async function runVerified(
+  d: Deps,
+  v: VerifiedRequest,
+  readAhead?: ReadAhead,
+): Promise<Response> {
   const op = v.url.operation;
-  const ctx = { d, v, adapter: v.adapter, blobUsed: false } as Ctx;
+  const ahead = readAhead?.reader(d.kv, v.readAhead.keys, v.readAhead.entries);
+  const reader = ahead?.reader ?? d.kv;
+  const ctx = { d, v, adapter: v.adapter, reader, blobUsed: false } as Ctx;
   try {
     if (op !== "info" && op !== "get" && !v.adapter.operations.includes(op as OptionalOperation)) {
       return unsupportedResponse(op as OptionalOperation);
@@ -375,7 +406,9 @@ export async function runOperation(d: Deps, v: VerifiedRequest): Promise<Respons
       throw new ProviderError(403, "This adapter is read-only");
     }
     Object.assign(ctx, await loadRoot(d, v.adapter, v.identityEpoch));
-    return await HANDLERS[op](ctx);
+    const response = await HANDLERS[op](ctx);
+    ahead?.done(v.adapter.name, op, v.url.rawPath);
+    return response;
   } finally {
     // The put body is the file's content only once committed; otherwise the temporary blob goes.
     if (v.blob && !ctx.blobUsed) await d.blobs.delete(v.blob.blobId).catch(() => {});

@@ -194,7 +194,7 @@ export const isDirectory = (node: ProviderNode) =>
 
 /** Resolves decoded segments by name (the drive's case-insensitive names) under the root. */
 export async function resolveProviderPath(
-  kv: Deno.Kv,
+  kv: Pick<Deno.Kv, "get">,
   root: ProviderRoot,
   segments: readonly string[],
 ): Promise<Resolution> {

@@ -19,6 +19,7 @@ import { createHash } from "node:crypto";
 import { type BlobInfo, BlobSizeMismatchError, BlobTooLargeError } from "../blobs/store.ts";
 import { type Adapter, loadAdapterWithSecret } from "./state/adapters.ts";
 import type { Deps } from "../kv/deps.ts";
+import type { ReadAhead } from "./read_ahead.ts";
 import { recordJti } from "./state/replay.ts";
 import { isObject, JWT_AUD, JWT_ISS, type RequestClaims, verifyJwtSignature } from "./jwt.ts";
 import { MAX_JSON_REQUEST_BYTES, MAX_JWT_BYTES, MAX_JWT_LIFETIME_S } from "./limits.ts";
@@ -45,6 +46,14 @@ export interface VerifiedRequest {
   claims: RequestClaims;
   /** The identity epoch read with the adapter record (kv/identity/cache.ts), for its user. */
   identityEpoch: bigint;
+  /**
+   * Settles once the request's jti is recorded (spec step 5): rejects with the 401 of a replay.
+   * Already settled, except for info and list, whose reads overlap the commit; runOperation
+   * answers nothing before it settles.
+   */
+  replayChecked: Promise<void>;
+  /** info and list: keys read with the adapter record, and their entries (read_ahead.ts). */
+  readAhead: { keys: Deno.KvKey[]; entries: Deno.KvEntryMaybe<unknown>[] };
   /** JSON operations: the body bytes (at most 16 KiB). */
   jsonBytes?: Uint8Array;
   /**
@@ -256,31 +265,58 @@ function matchesRequest(
 /**
  * Steps 2-4, from the headers alone (no byte of the body has been read); throws the one 401
  * on any failure. Recording the jti is last, so a request that fails before it leaves the jti
- * unused.
+ * unused. A refused jti is the same 401, through `replayChecked`.
  */
 async function authenticate(
   d: Deps,
   req: Request,
   url: ProviderUrl,
   framing: Framing,
-): Promise<{ adapter: Adapter; claims: RequestClaims; identityEpoch: bigint }> {
+  readAhead?: ReadAhead,
+): Promise<Omit<VerifiedRequest, "url" | "jsonBytes" | "blob">> {
   const name = req.headers.get(ADAPTER_HEADER) ?? "";
   const jwt = req.headers.get(JWT_HEADER) ?? "";
   if (name === "" || jwt === "" || jwt.length > MAX_JWT_BYTES) throw unauthorized();
-  const loaded = await loadAdapterWithSecret(d, name);
+  // Read ahead only for operations that change nothing (provider/read_ahead.ts).
+  const aheadKeys = readAhead && READ_ONLY.has(url.operation)
+    ? readAhead.keysFor(name, url.operation, url.rawPath)
+    : [];
+  const loaded = await loadAdapterWithSecret(d, name, aheadKeys);
   const payload = verifyJwtSignature(jwt, loaded?.secret ?? null);
   if (!loaded || !isObject(payload)) throw unauthorized();
   const nowS = Math.floor(Date.now() / 1000);
   if (!claimsOk(payload, nowS)) throw unauthorized();
   const real = { adapter: loaded.adapter.name, method: req.method, path: url.rawPath, framing };
   if (!matchesRequest(payload.request, real)) throw unauthorized();
-  if (!(await recordJti(d.kv, loaded.adapter.name, payload.jti, payload.exp))) throw unauthorized();
-  return { adapter: loaded.adapter, claims: payload, identityEpoch: loaded.epoch };
+  const recording = recordJti(d.kv, loaded.adapter.name, payload.jti, payload.exp).then((fresh) => {
+    if (!fresh) throw unauthorized();
+  });
+  // info and list change nothing: their reads run while the jti commits (runOperation answers
+  // only once it has). Every other operation starts after it, as the spec orders.
+  if (!READ_ONLY.has(url.operation)) await recording;
+  else recording.catch(() => {}); // Awaited by runOperation; never an unhandled rejection.
+  return {
+    adapter: loaded.adapter,
+    claims: payload,
+    identityEpoch: loaded.epoch,
+    replayChecked: recording,
+    readAhead: { keys: aheadKeys, entries: loaded.alsoRead },
+  };
 }
 
-export async function verifyProviderRequest(d: Deps, req: Request): Promise<VerifiedRequest> {
+/**
+ * Operations that only read: their work may overlap the jti commit and start from entries read
+ * ahead (see authenticate).
+ */
+const READ_ONLY = new Set(["info", "list"]);
+
+export async function verifyProviderRequest(
+  d: Deps,
+  req: Request,
+  readAhead?: ReadAhead,
+): Promise<VerifiedRequest> {
   const { url, framing } = checkShape(req, d.config.providerMaxDocBytes);
-  const auth = await authenticate(d, req, url, framing);
+  const auth = await authenticate(d, req, url, framing, readAhead);
   // The signed hash is public (it is in the JWT payload): a plain comparison is fine.
   const signedSha256 = auth.claims.request.content_sha256;
   if (url.operation === "put") {

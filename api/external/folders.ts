@@ -161,6 +161,8 @@ export function foldersApi(d: Deps) {
       name: body.fn,
       actorSeq: caller.userSeq,
       parentDepth: target.depth,
+      // What authorization read: the first attempt commits on it without reading again.
+      known: target.folderEntry ? { parent: target.folderEntry } : { owner: caller },
     });
     return ok(c, toCreatedResource(folder), 201);
   });

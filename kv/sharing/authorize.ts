@@ -13,6 +13,7 @@
 import { fail } from "../errors.ts";
 import type { Caller } from "../identity/users.ts";
 import type { SharePolicy } from "../identity/tenants.ts";
+import { resourceKey } from "../keys.ts";
 import { loadPath, type Resource, type ResourceType } from "../tree/resources.ts";
 import {
   ALL_FLAGS,
@@ -66,10 +67,15 @@ export interface Access {
   path: Resource[];
   permissions: Permissions;
   isOwner: boolean;
+  /**
+   * The versionstamp of the resource's entry as read for this decision, when it was (loadPath):
+   * a commit acting on the decision checks it instead of reading the resource again.
+   */
+  versionstamp?: string;
 }
 
 /** What loadPath answers: the path nearest first, trashed when anything on it is in the trash. */
-type LoadedPath = { path: Resource[]; trashed: boolean } | null;
+type LoadedPath = { path: Resource[]; trashed: boolean; versionstamp?: string } | null;
 
 // ---------------------------------------------------------------- the computation (private)
 
@@ -148,7 +154,7 @@ export async function accessIfVisible(
   if (!permissions.canView) return null;
   const resource = loaded.path[0];
   const isOwner = resource.ownerSeq === caller.userSeq;
-  return { resource, path: loaded.path, permissions, isOwner };
+  return { resource, path: loaded.path, permissions, isOwner, versionstamp: loaded.versionstamp };
 }
 
 /**
@@ -213,7 +219,17 @@ export async function authorizeFolderTarget(
   caller: Caller,
   target: { pfs?: number | null; ss?: number | null },
   action: Action = "upload",
-): Promise<{ ownerSeq: number; parentRs: number | null; folder: Resource | null; depth: number }> {
+): Promise<{
+  ownerSeq: number;
+  parentRs: number | null;
+  folder: Resource | null;
+  /**
+   * The folder's entry as read for this decision (null: the drive root): a commit acting on the
+   * decision checks it instead of reading the folder again.
+   */
+  folderEntry: Deno.KvEntry<Resource> | null;
+  depth: number;
+}> {
   if (target.pfs == null) {
     assertSharingUser(
       caller,
@@ -221,7 +237,7 @@ export async function authorizeFolderTarget(
       "own drive root",
       "pfs is required when ss names another user",
     );
-    return { ownerSeq: caller.userSeq, parentRs: null, folder: null, depth: 0 };
+    return { ownerSeq: caller.userSeq, parentRs: null, folder: null, folderEntry: null, depth: 0 };
   }
   const access = await authorizeResourceAccess(kv, caller, {
     rs: target.pfs,
@@ -233,6 +249,13 @@ export async function authorizeFolderTarget(
     ownerSeq: access.resource.ownerSeq,
     parentRs: access.resource.rs,
     folder: access.resource,
+    folderEntry: access.versionstamp
+      ? {
+        key: resourceKey(access.resource.rs),
+        value: access.resource,
+        versionstamp: access.versionstamp,
+      }
+      : null,
     // How deep the folder is (1 = in the drive root), from the path just read: creates need it.
     depth: access.path.length,
   };

@@ -358,6 +358,7 @@ domainTest("authorization decisions, by caller kind, ss and action", async (d, t
               ownerSeq: caller.userSeq,
               parentRs: null,
               folder: null,
+              folderEntry: null,
               depth: 0,
             });
           }

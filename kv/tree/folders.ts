@@ -3,9 +3,11 @@
  * parent and the free name slot (the commit discipline is in placement.ts). The id comes from
  * the process's block of ids (`d.ids`), so no create waits on a shared counter.
  *
- * Reads on the common path: one `getMany` of the owner, the parent folder and the name slot, then
- * the commit. The depth check needs the parent's depth; an edge that authorized the parent already
- * walked its path and passes `parentDepth`, otherwise the path is read here.
+ * Reads on the common path: none here. An edge that authorized the parent hands over what it read
+ * (the parent record, its versionstamp, its depth); the commit checks that versionstamp and that
+ * the name slot is free. Only when that commit fails (the name is taken, or the parent changed)
+ * does the next attempt read the owner, the parent and the name slot in one `getMany`, to answer
+ * RESOURCE_003 / RESOURCE_008, pick "name (n)", or commit on what is there now.
  */
 import { commit, commitWithRetry, CONFLICT } from "../db.ts";
 import type { Deps } from "../deps.ts";
@@ -35,6 +37,11 @@ export async function createFolder(
     onConflict?: OnNameConflict;
     /** How many folders deep the parent is (1 = in the drive root), when the caller knows. */
     parentDepth?: number;
+    /**
+     * What the caller just read, for the first attempt to commit on without reading: the parent
+     * entry (with `parentRs`), or the owner (a create in the owner's drive root).
+     */
+    known?: { parent: Deno.KvEntry<Resource> } | { owner: Pick<User, "userSeq" | "tenantId"> };
   },
 ): Promise<Resource> {
   const name = validateName(input.name, "fn");
@@ -46,8 +53,10 @@ export async function createFolder(
     }
   }
   const rs = await d.ids.next("resource");
+  let known = knownSlot(input);
   return commitWithRetry(async () => {
-    const read = await readCreateSlot(d.kv, input.ownerSeq, input.parentRs, name);
+    const read = known ?? await readCreateSlot(d.kv, input.ownerSeq, input.parentRs, name);
+    known = null;
     let chosen = name;
     if (read.holder !== null) {
       // Taken: fail, or the first free "name (n)" (a few more reads, off the common path).
@@ -72,6 +81,33 @@ export async function createFolder(
 }
 
 /**
+ * The first attempt's view from what the caller read, when it fits this create: the name slot is
+ * taken to be free, since the commit checks it (a taken slot fails the commit, and the next
+ * attempt reads it). Null: read it all.
+ */
+function knownSlot(input: Parameters<typeof createFolder>[1]): CreateSlot | null {
+  const known = input.known;
+  if (!known) return null;
+  if ("parent" in known) {
+    const p = known.parent.value;
+    const fits = p.rs === input.parentRs && p.ownerSeq === input.ownerSeq &&
+      p.type === "FOLDER" && p.trashedAt === null;
+    return fits
+      ? { owner: { userSeq: p.ownerSeq, tenantId: p.tenantId }, parent: known.parent, holder: null }
+      : null;
+  }
+  return input.parentRs === null && known.owner.userSeq === input.ownerSeq
+    ? { owner: known.owner, parent: null, holder: null }
+    : null;
+}
+
+interface CreateSlot {
+  owner: Pick<User, "userSeq" | "tenantId">;
+  parent: Deno.KvEntry<Resource> | null;
+  holder: number | null;
+}
+
+/**
  * The owner, the parent folder's entry (null for the drive root; the commit checks it) and who
  * holds the name slot, in one getMany. USER_001, RESOURCE_008 and RESOURCE_005 as
  * requireUser and requireFolderEntry answer them.
@@ -81,7 +117,7 @@ async function readCreateSlot(
   ownerSeq: number,
   parentRs: number | null,
   name: string,
-) {
+): Promise<CreateSlot> {
   const keys: Deno.KvKey[] = [userKey(ownerSeq), nameIndexKey(ownerSeq, parentRs, name)];
   if (parentRs !== null) keys.push(resourceKey(parentRs));
   const entries = await kv.getMany<unknown[]>(keys);

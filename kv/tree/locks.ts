@@ -54,7 +54,7 @@ export function isLive(lock: Lock | null, now = Date.now()): lock is Lock {
 }
 
 /** The live lock of a document, or null. */
-export async function getLock(kv: Deno.Kv, rs: number): Promise<Lock | null> {
+export async function getLock(kv: Pick<Deno.Kv, "get">, rs: number): Promise<Lock | null> {
   const entry = await kv.get<Lock>(lockKey(rs));
   return isLive(entry.value) ? entry.value : null;
 }

@@ -368,7 +368,10 @@ export async function getResourceEntry(kv: Deno.Kv, rs: number) {
   return await kv.get<Resource>(resourceKey(rs));
 }
 
-export async function getResource(kv: Deno.Kv, rs: number): Promise<Resource | null> {
+export async function getResource(
+  kv: Pick<Deno.Kv, "get">,
+  rs: number,
+): Promise<Resource | null> {
   return (await kv.get<Resource>(resourceKey(rs))).value;
 }
 
@@ -418,29 +421,33 @@ export async function requireResource(
 
 /**
  * The resource followed by its ancestors up to the drive root (nearest first), with whether
- * anything on that path is in the trash.
+ * anything on that path is in the trash, and the versionstamp of the resource's own entry.
  */
 export async function loadPath(
   kv: Deno.Kv,
   rs: number,
-): Promise<{ path: Resource[]; trashed: boolean } | null> {
+): Promise<{ path: Resource[]; trashed: boolean; versionstamp: string } | null> {
   const path: Resource[] = [];
   let next: number | null = rs;
   let trashed = false;
+  let versionstamp = "";
   while (next !== null) {
-    const r = await getResource(kv, next);
-    if (!r) return path.length === 0 ? null : { path, trashed: true };
+    const entry: Deno.KvEntryMaybe<Resource> = await kv.get<Resource>(resourceKey(next));
+    const r: Resource | null = entry.value;
+    if (!r) return path.length === 0 ? null : { path, trashed: true, versionstamp };
+    // The resource's own entry: a commit that acts on what was decided here can check it.
+    if (path.length === 0) versionstamp = entry.versionstamp!;
     path.push(r);
     if (r.trashedAt !== null) trashed = true;
     next = r.parentRs;
     if (path.length > MAX_DEPTH + 1) break;
   }
-  return { path, trashed };
+  return { path, trashed, versionstamp };
 }
 
 /** The child named `name` (any case) of a folder, or null. */
 export async function findChildByName(
-  kv: Deno.Kv,
+  kv: Pick<Deno.Kv, "get">,
   ownerSeq: number,
   parentRs: number | null,
   name: string,

@@ -170,15 +170,23 @@ export async function requireAdapter(kv: Deno.Kv, name: string): Promise<Adapter
 export async function loadAdapterWithSecret(
   d: Deps,
   name: string,
-): Promise<{ adapter: Adapter; secret: string; epoch: bigint } | null> {
+  /** Keys to read in the same snapshot (provider/read_ahead.ts); their entries come back. */
+  alsoRead: Deno.KvKey[] = [],
+): Promise<
+  { adapter: Adapter; secret: string; epoch: bigint; alsoRead: Deno.KvEntryMaybe<unknown>[] } | null
+> {
   if (!ADAPTER_NAME_PATTERN.test(name)) return null;
   if (!d.identity) {
-    const stored = (await d.kv.get<StoredAdapter>(adapterKey(name))).value;
+    const [entry, ...also] = await d.kv.getMany([adapterKey(name), ...alsoRead]);
+    const stored = entry.value as StoredAdapter | null;
     if (!stored) return null;
     const secret = await openSecret(d, name, stored.secret);
-    return { adapter: publicView(stored), secret, epoch: 0n };
+    return { adapter: publicView(stored), secret, epoch: 0n, alsoRead: also };
   }
-  const { epoch, entries: [entry] } = await d.identity.read([adapterKey(name)]);
+  const { epoch, entries: [entry, ...also] } = await d.identity.read([
+    adapterKey(name),
+    ...alsoRead,
+  ]);
   const stored = entry.value as StoredAdapter | null;
   if (!stored) return null;
   const secret = await d.identity.fact(
@@ -187,7 +195,7 @@ export async function loadAdapterWithSecret(
     `${name}@${entry.versionstamp}`,
     () => openSecret(d, name, stored.secret),
   );
-  return { adapter: publicView(stored), secret, epoch };
+  return { adapter: publicView(stored), secret, epoch, alsoRead: also };
 }
 
 export async function deleteAdapter(kv: Deno.Kv, name: string): Promise<void> {

@@ -603,3 +603,43 @@ Deno.test("Every drive name is addressable by the provider: the drive refuses C1
     assert.deepEqual(test.body.entries.map((e: Entry) => e.name), ["caf\u00e9 \u2028ok"]);
   });
 });
+
+Deno.test("info and list read ahead what the adapter's last request read, and a stale guess never answers", async () => {
+  await withServer(async (server) => {
+    const ad = await newProviderAdapter(server, "ahead", {
+      operations: ["put", "lock", "unlock", "rename", "delete", "mkdir", "list"],
+    });
+    assertOk(await ad.client.put(["a.txt"], enc("one")), "put");
+    const first = assertOk(await ad.client.info(["a.txt"]), "info")!;
+    // Learned now: the a.txt name slot and its lock. A lock taken since is still seen.
+    assertOk(await ad.client.lock(["a.txt"], "editor-1"), "lock");
+    const locked = assertOk(await ad.client.info(["a.txt"]), "info")!;
+    assert.equal(locked.locked, true);
+    assert.equal(locked.locker, "editor-1");
+    assertOk(await ad.client.unlock(["a.txt"], "editor-1"), "unlock");
+    assert.equal(assertOk(await ad.client.info(["a.txt"]), "info")!.locked, false);
+    // Another document under the same name, locked by the drive: the remembered lock key names
+    // the old, unlocked one, and the answer must be the new document's.
+    assertOk(await ad.client.delete(["a.txt"]), "delete");
+    assertOk(await ad.client.put(["a.txt"], enc("second, longer")), "put");
+    const rs = (await findChildByName(server.kv, ad.userSeq, null, "a.txt"))!.rs;
+    await acquireLock(server.kv, {
+      rs,
+      owner: `office:${ad.userSeq}`,
+      source: "office",
+      holder: "someone-else",
+      ttlMs: 60_000,
+    });
+    const again = assertOk(await ad.client.info(["a.txt"]), "info")!;
+    assert.equal(again.locked, true);
+    assert.equal(again.size, "second, longer".length);
+    assert.notEqual(again.revision, first.revision);
+    // list learns its folder's slot the same way: a renamed folder is not listed by its old name.
+    assertOk(await ad.client.mkdir([], "dir"), "mkdir");
+    assertOk(await ad.client.put(["dir", "x.txt"], enc("x")), "put");
+    assert.equal(assertOk(await ad.client.list(["dir"]), "list").length, 1);
+    assertOk(await ad.client.rename(["dir"], "renamed"), "rename");
+    assert.equal(statusOf(await ad.client.list(["dir"])), 404);
+    assert.equal(assertOk(await ad.client.list(["renamed"]), "list").length, 1);
+  });
+});

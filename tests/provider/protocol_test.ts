@@ -384,6 +384,35 @@ Deno.test("Verification order 5: replay is refused across two app instances on o
   }, { env });
 });
 
+Deno.test("Verification order 5: concurrent copies of one info or list JWT, whose reads overlap the jti commit, answer once", async () => {
+  await withServer(async (server) => {
+    const ad = await newProviderAdapter(server, "copies");
+    assert.equal((await ad.client.put(["a.txt"], enc("a"))).ok, true);
+    for (
+      const [op, target] of [["info", "/doc-storage/v1/a.txt/info"], [
+        "list",
+        "/doc-storage/v1/list",
+      ]] as const
+    ) {
+      const segments = op === "info" ? ["a.txt"] : [];
+      const jwt =
+        ad.client.signedHeaders(op, segments, { bytes: null })["x-doc-storage-request-jwt"];
+      const answers = await Promise.all(
+        Array.from(
+          { length: 8 },
+          () => providerRawRequest(server.url, ad, { method: "GET", target, jwt }),
+        ),
+      );
+      const statuses = answers.map((r) => r!.status).sort();
+      assert.deepEqual(statuses, [200, 401, 401, 401, 401, 401, 401, 401], op);
+      // The refused copies carry the one 401 text, never the entry the overlapped reads found.
+      for (const r of answers.filter((r) => r!.status === 401)) {
+        assert.equal(text(r), UNAUTHORIZED_TEXT, op);
+      }
+    }
+  });
+});
+
 Deno.test("Unsupported responses come only after authentication and the replay check", async () => {
   await withServer(async (server) => {
     const ad = await newProviderAdapter(server, "order501", { operations: ["put"] });
