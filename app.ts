@@ -9,6 +9,7 @@ import { staticRoutes } from "./api/public/static.ts";
 import type { AdminTokenCheck } from "./kv/identity/admin_token.ts";
 import type { Deps } from "./kv/deps.ts";
 import { providerApp } from "./provider/routes.ts";
+import type { ListPool } from "./provider/list_pool.ts";
 import { driveLogger } from "./api/ops/logging.ts";
 import type { Metrics } from "./api/ops/metrics.ts";
 import { requestLog } from "./api/ops/request_log.ts";
@@ -19,6 +20,8 @@ export interface AppOptions extends Deps {
   adminToken: AdminTokenCheck;
   /** The service's metrics (api/ops/metrics.ts), made by boot(). */
   metrics: Metrics;
+  /** The provider's listing worker, when there is one (provider/list_pool.ts), made by boot(). */
+  lists?: ListPool | null;
 }
 
 export function createApp(opts: AppOptions): Hono {
@@ -32,7 +35,7 @@ export function createApp(opts: AppOptions): Hono {
   app.route(EXTERNAL_BASE, externalApi(opts));
   app.route("/admin/api", adminApi(opts, opts.adminToken));
   app.route(PUBLIC_LINKS_BASE, publicLinksApi(opts));
-  app.route("/doc-storage/v1", providerApp(opts));
+  app.route("/doc-storage/v1", providerApp(opts, opts.lists ?? null));
   // After the admin API, so /admin/api/* never falls through to the console shell.
   app.route("/", staticRoutes());
   // Hono consults only the root app's notFound, so each area's format is chosen here.

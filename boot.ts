@@ -23,6 +23,7 @@ import { blobStoreKeys } from "./kv/keys.ts";
 import { removeExpiredUploads } from "./kv/tree/uploads.ts";
 import { repeatEvery } from "./lib/repeat.ts";
 import { scheduleRetention } from "./kv/lifecycle/retention.ts";
+import { openListPool } from "./provider/list_pool.ts";
 import { LOCK_SWEEP_MS, releaseExpiredLocks } from "./kv/tree/locks.ts";
 
 /**
@@ -131,9 +132,11 @@ export async function boot(config: Config): Promise<Service> {
     const showToken = usesDataDir(config);
     // One registry per service: two services in one process (tests) count apart.
     const metrics = createMetrics(blobs);
+    // Provider `list` answers built on a worker thread beside this one (KV file only).
+    const lists = openListPool(config.kvPath, config.listWorkers);
     return {
       ...deps,
-      app: createApp({ ...deps, adminToken: adminToken.check, metrics }),
+      app: createApp({ ...deps, adminToken: adminToken.check, metrics, lists }),
       metrics,
       generatedAdminToken: showToken ? adminToken.generated : null,
       adminTokenWithheld: !showToken && adminToken.generated !== null,
@@ -143,6 +146,7 @@ export async function boot(config: Config): Promise<Service> {
         lockSweep.stop();
         retention.stop();
         deps.events?.close();
+        lists?.close();
         kv.close();
       },
     };

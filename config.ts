@@ -68,6 +68,11 @@ export interface Config {
   trashRetentionDays: number;
   /** DRIVE_VERSIONS_KEEP: stored versions kept per file by the retention job; 0 keeps all. */
   versionsKeep: number;
+  /**
+   * DRIVE_LIST_WORKERS: worker threads building provider `list` answers (provider/list_pool.ts);
+   * used with a KV file only, 0 builds them on the main thread.
+   */
+  listWorkers: number;
 }
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warning", "error", "fatal"] as const;
@@ -269,5 +274,6 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     webhookRetryWindowMs: positiveIntVar(env, "DRIVE_WEBHOOK_RETRY_WINDOW_S", 86_400) * 1000,
     trashRetentionDays: intVar(env, "DRIVE_TRASH_RETENTION_DAYS", 30),
     versionsKeep: intVar(env, "DRIVE_VERSIONS_KEEP", 0),
+    listWorkers: intVar(env, "DRIVE_LIST_WORKERS", 0),
   };
 }

@@ -12,6 +12,7 @@ const service = await boot(readConfig({
   DRIVE_DATA_DIR: dir,
   DRIVE_KV: `${dir}/drive.kv`,
   DRIVE_BLOB_STORE: "fs",
+  DRIVE_LIST_WORKERS: Deno.env.get("DRIVE_LIST_WORKERS"),
   DRIVE_ADMIN_TOKEN: adminTokenValue,
 }));
 

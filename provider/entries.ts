@@ -4,8 +4,8 @@
  */
 import type { Adapter } from "./state/adapters.ts";
 import { getLock, isLive, liveLocksAmong, type Lock } from "../kv/tree/locks.ts";
-import { type Resource, toIso } from "../kv/tree/resources.ts";
-import { MAX_PATH_CHARS } from "./limits.ts";
+import { iterateChildren, type Resource, toIso } from "../kv/tree/resources.ts";
+import { MAX_LIST_ENTRIES, MAX_PATH_CHARS } from "./limits.ts";
 import type { ProviderNode, ProviderRoot } from "./paths.ts";
 import { ProviderError } from "./responses.ts";
 
@@ -118,6 +118,43 @@ export async function nodeEntry(
   if (node.kind === "root") return rootEntry(adapter, root);
   const lock = node.resource.type === "FILE" ? await getLock(kv, node.resource.rs) : null;
   return entryOf(adapter, node.resource, path, name, lock, maxDocBytes);
+}
+
+/** What a `list` answer is made from (also sent to the listing worker, list_worker.ts). */
+export interface DirectoryListing {
+  adapter: Adapter;
+  ownerSeq: number;
+  /** The listed folder (null: the owner's drive root). */
+  parentRs: number | null;
+  /** The directory's provider path ("" for the adapter's root). */
+  dirPath: string;
+  maxDocBytes: number;
+}
+
+/**
+ * The `list` answer's JSON: the folder's children from one scan, all of them or a 413 (never a
+ * partial list), with their locks.
+ */
+export async function directoryJson(kv: Deno.Kv, listing: DirectoryListing): Promise<string> {
+  const children: Resource[] = [];
+  const seen = new Set<number>();
+  for await (const child of iterateChildren(kv, listing.ownerSeq, listing.parentRs)) {
+    // Pages are separate reads: an entry renamed meanwhile may show up twice; list it once.
+    if (seen.has(child.rs)) continue;
+    seen.add(child.rs);
+    if (children.length === MAX_LIST_ENTRIES) {
+      throw new ProviderError(413, `The directory has more than ${MAX_LIST_ENTRIES} entries`);
+    }
+    children.push(child);
+  }
+  return await childEntriesJson(
+    kv,
+    listing.adapter,
+    listing.ownerSeq,
+    children,
+    listing.dirPath,
+    listing.maxDocBytes,
+  );
 }
 
 /**

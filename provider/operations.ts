@@ -19,7 +19,7 @@ import {
   type Resource,
 } from "../kv/tree/resources.ts";
 import { userStanding } from "../kv/identity/users.ts";
-import { childEntriesJson, docIdOf, nodeEntry } from "./entries.ts";
+import { directoryJson, docIdOf, nodeEntry } from "./entries.ts";
 import { isObject } from "./jwt.ts";
 import { MAX_JSON_RESPONSE_BYTES, MAX_LIST_ENTRIES } from "./limits.ts";
 import {
@@ -34,6 +34,7 @@ import {
 import { jsonBytesResponse, noContent, ProviderError, unsupportedResponse } from "./responses.ts";
 import { parseStrictJson } from "./strict_json.ts";
 import type { KvReader, ReadAhead } from "./read_ahead.ts";
+import type { ListPool } from "./list_pool.ts";
 import type { VerifiedRequest } from "./verify.ts";
 
 const WRITING = new Set(["put", "lock", "unlock", "mkdir", "rename", "delete"]);
@@ -46,6 +47,8 @@ interface Ctx {
   root: ProviderRoot;
   /** Reads of path resolution and entries: KV, or entries read ahead (read_ahead.ts). */
   reader: KvReader;
+  /** The listing worker, when this process has one (list_pool.ts). */
+  lists: ListPool | null;
   /** put: set once the buffered body became the file's content. */
   blobUsed: boolean;
 }
@@ -118,7 +121,10 @@ function jsonResponse(value: unknown): Response {
 }
 
 function jsonTextResponse(json: string): Response {
-  const bytes = new TextEncoder().encode(json);
+  return jsonBytesOk(new TextEncoder().encode(json));
+}
+
+function jsonBytesOk(bytes: Uint8Array<ArrayBuffer>): Response {
   if (bytes.byteLength > MAX_JSON_RESPONSE_BYTES) {
     throw new ProviderError(413, "The response would be larger than 5 MiB");
   }
@@ -187,27 +193,20 @@ async function list(ctx: Ctx): Promise<Response> {
   const node = await resolve(ctx, ctx.v.url.segments);
   if (!isDirectory(node)) throw new ProviderError(409, "The target is a file, not a directory");
   await authorize(ctx, node, "view");
-  const children: Resource[] = [];
-  const seen = new Set<number>();
-  for await (const child of iterateChildren(ctx.d.kv, ctx.root.ownerSeq, nodeRs(ctx.root, node))) {
-    // Pages are separate reads: an entry renamed meanwhile may show up twice; list it once.
-    if (seen.has(child.rs)) continue;
-    seen.add(child.rs);
-    // Never a partial list: one entry over the limit fails the whole listing.
-    if (children.length === MAX_LIST_ENTRIES) {
-      throw new ProviderError(413, `The directory has more than ${MAX_LIST_ENTRIES} entries`);
-    }
-    children.push(child);
-  }
-  const json = await childEntriesJson(
-    ctx.d.kv,
-    ctx.adapter,
-    ctx.root.ownerSeq,
-    children,
-    ctx.v.url.path,
-    ctx.d.config.providerMaxDocBytes,
+  // On the listing worker when there is one (provider/list_pool.ts): the scan and the JSON of
+  // 1,000 entries are most of a list's CPU, and the main thread has the other requests to serve.
+  const listing = {
+    adapter: ctx.adapter,
+    ownerSeq: ctx.root.ownerSeq,
+    parentRs: nodeRs(ctx.root, node),
+    dirPath: ctx.v.url.path,
+    maxDocBytes: ctx.d.config.providerMaxDocBytes,
+  };
+  return jsonBytesOk(
+    ctx.lists
+      ? await ctx.lists.run(listing)
+      : new TextEncoder().encode(await directoryJson(ctx.d.kv, listing)),
   );
-  return jsonTextResponse(json);
 }
 
 async function get(ctx: Ctx): Promise<Response> {
@@ -374,12 +373,9 @@ const HANDLERS = { info, list, get, put, lock, unlock, mkdir, rename, delete: re
 export async function runOperation(
   d: Deps,
   v: VerifiedRequest,
-  readAhead?: ReadAhead,
+  helpers: { readAhead?: ReadAhead; lists?: ListPool | null } = {},
 ): Promise<Response> {
-  const [replay, work] = await Promise.allSettled([
-    v.replayChecked,
-    runVerified(d, v, readAhead),
-  ]);
+  const [replay, work] = await Promise.allSettled([v.replayChecked, runVerified(d, v, helpers)]);
   if (replay.status === "rejected") {
     if (work.status === "fulfilled") await work.value.body?.cancel();
     throw replay.reason;
@@ -392,12 +388,12 @@ export async function runOperation(
 async function runVerified(
   d: Deps,
   v: VerifiedRequest,
-  readAhead?: ReadAhead,
+  { readAhead, lists = null }: { readAhead?: ReadAhead; lists?: ListPool | null },
 ): Promise<Response> {
   const op = v.url.operation;
   const ahead = readAhead?.reader(d.kv, v.readAhead.keys, v.readAhead.entries);
   const reader = ahead?.reader ?? d.kv;
-  const ctx = { d, v, adapter: v.adapter, reader, blobUsed: false } as Ctx;
+  const ctx = { d, v, adapter: v.adapter, reader, lists, blobUsed: false } as Ctx;
   try {
     if (op !== "info" && op !== "get" && !v.adapter.operations.includes(op as OptionalOperation)) {
       return unsupportedResponse(op as OptionalOperation);

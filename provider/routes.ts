@@ -9,10 +9,11 @@ import { setActor, setProviderOperation } from "../lib/request_facts.ts";
 import { runOperation } from "./operations.ts";
 import { operationOf, rawTarget } from "./paths.ts";
 import { openReadAhead } from "./read_ahead.ts";
+import type { ListPool } from "./list_pool.ts";
 import { providerErrorResponse } from "./responses.ts";
 import { verifyProviderRequest } from "./verify.ts";
 
-export function providerApp(d: Deps): Hono {
+export function providerApp(d: Deps, lists: ListPool | null = null): Hono {
   const app = new Hono();
   // Which keys this process's info and list requests read, per adapter and path.
   const readAhead = openReadAhead();
@@ -23,7 +24,7 @@ export function providerApp(d: Deps): Hono {
     try {
       const verified = await verifyProviderRequest(d, c.req.raw, readAhead);
       setActor(c, { kind: "adapter", adapter: verified.adapter.name });
-      return await runOperation(d, verified, readAhead);
+      return await runOperation(d, verified, { readAhead, lists });
     } catch (err) {
       return providerErrorResponse(err);
     }

@@ -50,6 +50,9 @@ export async function compileArgs(output: string): Promise<string[]> {
     "--exclude-unused-npm",
     "--include",
     "static/",
+    // Started as a Worker by URL (provider/list_pool.ts), so not reached through an import.
+    "--include",
+    "provider/list_worker.ts",
     ...NPM_EXCLUDES.flatMap((rel) => ["--exclude", `${npmCache}/${rel}`]),
     "--output",
     output,

@@ -1,0 +1,102 @@
+/**
+ * The listing worker (provider/list_pool.ts): with DRIVE_LIST_WORKERS on a KV file, `list`
+ * answers are built on worker threads, byte for byte the answer the main thread builds, with the
+ * same refusals (a 413 thrown inside the worker), and the service closes its workers.
+ */
+import assert from "node:assert/strict";
+import { readConfig } from "../../config.ts";
+import { openListPool } from "../../provider/list_pool.ts";
+import { startTestServer, withServer } from "../helpers/server.ts";
+import { newProviderAdapter } from "../helpers/provider.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+async function rawList(
+  url: string,
+  ad: Awaited<ReturnType<typeof newProviderAdapter>>,
+  dir: string[],
+) {
+  const res = await fetch(`${url}${ad.client.pathFor("list", dir)}`, {
+    headers: ad.client.signedHeaders("list", dir, { bytes: null }),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+Deno.test("a list built on the listing workers is the answer the main thread builds", async () => {
+  // Two services on one KV file (one secrets key): one lists on 2 workers, one on its main thread.
+  const dir = await Deno.makeTempDir({ prefix: "list-workers-" });
+  const env = { DRIVE_SECRETS_KEY: btoa(String.fromCharCode(...new Uint8Array(32).fill(9))) };
+  const kvPath = `${dir}/drive.kv`;
+  const workers = await startTestServer({ kvPath, env: { ...env, DRIVE_LIST_WORKERS: "2" } });
+  const inThread = await startTestServer({ kvPath, env: { ...env, DRIVE_LIST_WORKERS: "0" } });
+  try {
+    const ad = await newProviderAdapter(workers, "pool", {
+      operations: ["put", "mkdir", "list", "lock", "unlock"],
+    });
+    assert.equal((await ad.client.mkdir([], "docs")).ok, true);
+    for (let i = 0; i < 40; i++) {
+      assert.equal((await ad.client.put(["docs", `f-${i}.txt`], enc(`body ${i}`))).ok, true);
+    }
+    assert.equal((await ad.client.mkdir(["docs"], "sub")).ok, true);
+    assert.equal((await ad.client.lock(["docs", "f-3.txt"], "editor")).ok, true);
+    // Several lists at once, spread over both workers.
+    const fromWorkers = await Promise.all(
+      [1, 2, 3, 4].map(() => rawList(workers.url, ad, ["docs"])),
+    );
+    const fromMain = await rawList(inThread.url, ad, ["docs"]);
+    assert.equal(fromMain.status, 200);
+    for (const r of fromWorkers) {
+      assert.equal(r.status, 200);
+      assert.equal(r.text, fromMain.text);
+    }
+    const entries = JSON.parse(fromMain.text).entries as { name: string; locked: boolean }[];
+    assert.equal(entries.length, 41);
+    assert.equal(entries.find((e) => e.name === "f-3.txt")?.locked, true);
+  } finally {
+    await workers.close();
+    await inThread.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a refusal thrown on a listing worker answers as it would in-thread (413)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "list-worker-" });
+  try {
+    await withServer(async (server) => {
+      const ad = await newProviderAdapter(server, "big", { operations: ["put", "list"] });
+      assert.equal((await ad.client.put(["small.txt"], enc("ok"))).ok, true);
+      // Over the provider's document limit once stored through the drive: not describable.
+      const big = new Uint8Array(2048).fill(1);
+      const form = new FormData();
+      form.append("file", new Blob([big]), "big.bin");
+      const key = await server.admin.createKey(ad.userSeq);
+      const up = await fetch(`${server.url}/api/external/v1/files`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}` },
+        body: form,
+      });
+      assert.equal(up.status, 201, await up.text());
+      const r = await rawList(server.url, ad, []);
+      assert.equal(r.status, 413);
+      assert.match(r.text, /larger than the provider's limit/);
+      // The worker is still there for the next listing.
+      assert.equal((await rawList(server.url, ad, [])).status, 413);
+    }, {
+      kvPath: `${dir}/drive.kv`,
+      env: { DRIVE_LIST_WORKERS: "1", DRIVE_PROVIDER_MAX_DOC_BYTES: "1024" },
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("listing workers run only over a KV file and when asked for", () => {
+  assert.equal(openListPool(":memory:", 2), null);
+  assert.equal(openListPool("https://kv.example/db", 2), null);
+  assert.equal(openListPool("/tmp/x.kv", 0), null);
+  const pool = openListPool("/tmp/x.kv", 1);
+  assert.ok(pool);
+  pool.close(); // Never started: nothing to stop, and no listing is pending.
+  assert.equal(readConfig({}).listWorkers, 0);
+  assert.equal(readConfig({ DRIVE_LIST_WORKERS: "3" }).listWorkers, 3);
+});
