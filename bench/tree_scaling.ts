@@ -15,7 +15,7 @@
  */
 import { openKvBlobStore } from "../blobs/kv.ts";
 import { readConfig } from "../config.ts";
-import { openIdAllocator } from "../kv/db.ts";
+import { openIdAllocator, openKv } from "../kv/db.ts";
 import type { Deps } from "../kv/deps.ts";
 import { blobStoreKeys } from "../kv/keys.ts";
 import { openSecretsKey } from "../kv/secrets_key.ts";
@@ -58,7 +58,8 @@ interface Drive {
 
 async function openDeps(dir: string): Promise<Deps> {
   const config = readConfig({ DRIVE_KV: `${dir}/drive.kv`, DRIVE_BLOB_STORE: "kv" });
-  const kv = await Deno.openKv(`${dir}/drive.kv`);
+  // The service's own handle (kv/db.ts): busy retries and the parent memo loadPath batches with.
+  const kv = await openKv(`${dir}/drive.kv`);
   return {
     kv,
     blobs: openKvBlobStore(kv, blobStoreKeys),

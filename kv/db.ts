@@ -4,6 +4,7 @@
  * Every multi-key write in kv/ goes through `commitWithRetry` so that a lost race re-reads
  * and tries again instead of leaving a half-written tree.
  */
+import { attachParentMemo } from "./parent_memo.ts";
 import {
   type CommitObserver,
   currentRequestScope,
@@ -157,7 +158,8 @@ const BUSY_RETRY_MS = 5_000;
  * failing its request with a 503 under two-process load.
  */
 export async function openKv(path?: string): Promise<Deno.Kv> {
-  return retryBusyCommits(await Deno.openKv(path));
+  // Also carries the process's memo of parent pointers (kv/parent_memo.ts) for loadPath.
+  return attachParentMemo(retryBusyCommits(await Deno.openKv(path)));
 }
 
 /** Makes every commit of `kv`'s atomic operations retry "database is locked" (see openKv). */

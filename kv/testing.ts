@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { openKvBlobStore } from "../blobs/kv.ts";
 import { readConfig } from "../config.ts";
 import { openIdAllocator } from "./db.ts";
+import { attachParentMemo } from "./parent_memo.ts";
 import type { Deps } from "./deps.ts";
 import { openSecretsKey } from "./secrets_key.ts";
 import { DriveError, type ErrorCode } from "./errors.ts";
@@ -30,7 +31,8 @@ export function domainTest(
   fn: (d: Deps, t: Deno.TestContext) => Promise<void>,
 ): void {
   Deno.test(name, async (t) => {
-    const kv = await Deno.openKv(":memory:");
+    // With the parent memo openKv gives every service handle, so the rules run on its batches.
+    const kv = attachParentMemo(await Deno.openKv(":memory:"));
     try {
       const config = readConfig({ DRIVE_KV: ":memory:", DRIVE_BLOB_STORE: "kv" });
       const blobs = openKvBlobStore(kv, blobStoreKeys);

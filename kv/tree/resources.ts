@@ -7,6 +7,7 @@
  * kv/keys.ts. Trashing a folder only marks the folder: its contents are "in the trash" because an ancestor
  * is, which `loadPath` reports. That keeps trashing O(1) for any folder size.
  */
+import { type ParentMemo, parentMemoOf } from "../parent_memo.ts";
 import { getManyValues } from "../db.ts";
 import {
   bySizeKey,
@@ -427,22 +428,50 @@ export async function loadPath(
   kv: Deno.Kv,
   rs: number,
 ): Promise<{ path: Resource[]; trashed: boolean; versionstamp: string } | null> {
+  const memo = parentMemoOf(kv);
   const path: Resource[] = [];
   let next: number | null = rs;
   let trashed = false;
   let versionstamp = "";
-  while (next !== null) {
-    const entry: Deno.KvEntryMaybe<Resource> = await kv.get<Resource>(resourceKey(next));
-    const r: Resource | null = entry.value;
-    if (!r) return path.length === 0 ? null : { path, trashed: true, versionstamp };
-    // The resource's own entry: a commit that acts on what was decided here can check it.
-    if (path.length === 0) versionstamp = entry.versionstamp!;
-    path.push(r);
-    if (r.trashedAt !== null) trashed = true;
-    next = r.parentRs;
-    if (path.length > MAX_DEPTH + 1) break;
+  while (next !== null && path.length <= MAX_DEPTH + 1) {
+    // `next` and the ancestors the memo guesses for it, read at once (kv/parent_memo.ts).
+    const guess = guessedChain(memo, next, MAX_DEPTH + 2 - path.length);
+    const entries: Deno.KvEntryMaybe<Resource>[] = guess.length === 1
+      ? [await kv.get<Resource>(resourceKey(next))]
+      : await getResourceEntriesAtOnce(kv, guess);
+    for (let i = 0; i < guess.length && next !== null && guess[i] === next; i++) {
+      const r: Resource | null = entries[i].value;
+      if (!r) return path.length === 0 ? null : { path, trashed: true, versionstamp };
+      // The resource's own entry: a commit that acts on what was decided here can check it.
+      if (path.length === 0) versionstamp = entries[i].versionstamp!;
+      path.push(r);
+      memo?.set(r.rs, r.parentRs);
+      if (r.trashedAt !== null) trashed = true;
+      // What the record says, not the guess: a moved folder ends the batch here.
+      next = r.parentRs;
+      if (path.length > MAX_DEPTH + 1) break;
+    }
   }
   return { path, trashed, versionstamp };
+}
+
+/** `rs` then the parents `memo` remembers above it, at most `max`, stopping at a repeat. */
+function guessedChain(memo: ParentMemo | undefined, rs: number, max: number): number[] {
+  const chain = [rs];
+  for (let p = memo?.get(rs); typeof p === "number" && chain.length < max; p = memo!.get(p)) {
+    if (chain.includes(p)) break;
+    chain.push(p);
+  }
+  return chain;
+}
+
+/** Records in getMany's batches of 10, all sent at once: one round trip's wait for any chain. */
+async function getResourceEntriesAtOnce(kv: Deno.Kv, rss: number[]) {
+  const batches: Promise<Deno.KvEntryMaybe<Resource>[]>[] = [];
+  for (let i = 0; i < rss.length; i += 10) {
+    batches.push(kv.getMany<Resource[]>(rss.slice(i, i + 10).map((r) => resourceKey(r))));
+  }
+  return (await Promise.all(batches)).flat();
 }
 
 /** The child named `name` (any case) of a folder, or null. */
