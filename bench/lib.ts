@@ -95,10 +95,11 @@ export interface BenchServer {
 export async function startServer(
   script: string,
   args: string[],
-  opts: { cwd?: string; env?: Record<string, string> } = {},
+  /** `flags`: deno run flags for the server (e.g. --v8-flags=...). */
+  opts: { cwd?: string; env?: Record<string, string>; flags?: readonly string[] } = {},
 ): Promise<BenchServer> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", script, ...args],
+    args: ["run", "-A", ...(opts.flags ?? []), script, ...args],
     cwd: opts.cwd,
     env: opts.env,
     stdout: "piped",

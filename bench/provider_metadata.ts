@@ -2,7 +2,9 @@
  * Provider metadata load (issue 13): signed `info` and `list` of a 1,000-file directory from 16
  * clients, each request with a fresh JWT, against a real server process (`main.ts`), beside the
  * store's own 16-way commit ceiling (`bench/kv_ceiling.ts`) measured in the same run; then a
- * 16-client mixed drive load (uploads, downloads, listings). Server peak RSS per phase from
+ * 16-client mixed drive load (uploads, downloads, listings); and the list floor
+ * (bench/serve_list_floor.ts: the scan and the JSON alone, bare `Deno.serve`) with the same clients.
+ * Server peak RSS per phase from
  * `/proc/<pid>/status` VmHWM, reset through `/proc/<pid>/clear_refs` before each phase.
  *
  *   deno run -A bench/provider_metadata.ts [--rounds 3] [--json]
@@ -24,6 +26,7 @@ import {
   peakRssMiB,
   rate,
   resetPeak,
+  startServer as startBenchServer,
   waitFor,
 } from "./lib.ts";
 
@@ -198,6 +201,29 @@ async function mixedLoad(s: Server) {
   return { ...counts, peakMiB: await peakRssMiB(s.child.pid) };
 }
 
+/**
+ * The list floor (bench/serve_list_floor.ts, started with the servers' flags): the same 16
+ * clients, LIST_REQUESTS GETs; its rate and peak RSS, the least any service can list in.
+ */
+async function listFloor(): Promise<{ rps: number; peakMiB: number }> {
+  const dir = await Deno.makeTempDir({ prefix: "list-floor-" });
+  const floor = await startBenchServer(`${ROOT}bench/serve_list_floor.ts`, [`${dir}/floor.kv`], {
+    cwd: ROOT,
+    flags: SERVER_FLAGS,
+  });
+  try {
+    await resetPeak(floor.pid);
+    const rps = await rate(LIST_REQUESTS, CLIENTS, async () => {
+      const res = await fetch(`${floor.url}/list`);
+      if ((await res.arrayBuffer()).byteLength < LIST_FILES * 100) throw new Error("floor list");
+    });
+    return { rps, peakMiB: await peakRssMiB(floor.pid) };
+  } finally {
+    await floor.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 async function kvCeiling(): Promise<Record<string, number>> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "bench/kv_ceiling.ts", "--json", "--procs", "1"],
@@ -235,6 +261,11 @@ async function main() {
         push(s.label, "listPeakRssMiB", l.peakMiB);
         await heapMiB(s, "listEnd", (k, v) => push(s.label, k, v));
       }
+      if (PHASES.has("list")) {
+        const floor = await listFloor();
+        push("floor", "list1000x16PerS", floor.rps);
+        push("floor", "listPeakRssMiB", floor.peakMiB);
+      }
     }
     for (const s of PHASES.has("mixed") ? servers : []) {
       const m = await mixedLoad(s);
@@ -265,6 +296,19 @@ async function main() {
         );
         // The issue's target: 5x the rate it measured (32 req/s), i.e. 160 req/s.
         result[`${s.label}_list_vs_issue_32`] = Number((list / ISSUE_LIST_RATE).toFixed(2));
+      }
+    }
+    if (PHASES.has("list")) {
+      // Against the bare list floor of the same run: its rate, and the memory it cannot go below.
+      const floorRate = median(rows.floor.list1000x16PerS);
+      const floorPeak = median(rows.floor.listPeakRssMiB);
+      for (const s of servers) {
+        result[`${s.label}_list_vs_floor`] = Number(
+          (median(rows[s.label].list1000x16PerS) / floorRate).toFixed(2),
+        );
+        result[`${s.label}_list_peak_minus_floor_MiB`] = Math.round(
+          median(rows[s.label].listPeakRssMiB) - floorPeak,
+        );
       }
     }
     if (Deno.args.includes("--json")) console.log(JSON.stringify(result));
