@@ -12,16 +12,11 @@ import { createFolder } from "../kv/tree/folders.ts";
 import { putContent, storeNewFile } from "../kv/tree/content.ts";
 import { renameResource, trashResource } from "../kv/tree/moves.ts";
 import { acquireLock, type Lock, providerLockOwner, releaseLock } from "../kv/tree/locks.ts";
-import {
-  findChildByName,
-  hasChildren,
-  iterateChildren,
-  type Resource,
-} from "../kv/tree/resources.ts";
+import { findChildByName, hasChildren, type Resource } from "../kv/tree/resources.ts";
 import { userStanding } from "../kv/identity/users.ts";
 import { directoryJson, docIdOf, nodeEntry } from "./entries.ts";
 import { isObject } from "./jwt.ts";
-import { MAX_JSON_RESPONSE_BYTES, MAX_LIST_ENTRIES } from "./limits.ts";
+import { MAX_JSON_RESPONSE_BYTES } from "./limits.ts";
 import {
   isDirectory,
   newNameProblem,
