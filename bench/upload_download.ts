@@ -1,14 +1,16 @@
 /**
  * Upload/download throughput and server memory, our API against a bare-Deno baseline, in one run.
  *   deno run -A bench/upload_download.ts [--mib 256] [--runs 3]
- * Baseline (bench/serve_baseline.ts): PUT pipes the body into a file, GET returns file.readable
- * (as the issue defines it; a second row adds a Content-Length header to the same response).
+ * Baseline (bench/serve_baseline.ts): PUT pipes the body into a file (a second row hashes it with
+ * SHA-256 on the way, as every upload must), GET returns file.readable (as the issue defines it; a
+ * second row adds a Content-Length header to the same response).
  * The client is curl (from/to disk and /dev/null), the same for both.
  * Ours (bench/serve_app.ts, the real app, fs blob store, KV file): multipart POST /files and
  * GET /files/{rs}/download. Each server is a child process; its peak RSS growth during a transfer
  * is VmHWM after minus VmRSS before (the peak is reset through /proc/<pid>/clear_refs first).
  * Each round ends by deleting both uploads and syncing the disk, so every transfer starts alike.
- * Targets: download >= 1.8x baseline, upload >= 1.2x baseline, peak RSS growth < 64 MiB.
+ * Targets (issue 13): download >= 1.0x the bare file.readable, upload >= 0.9x the hashing
+ * baseline; peak RSS growth < 64 MiB.
  */
 import { createHash } from "node:crypto";
 import { AdminClient } from "../tests/helpers/admin.ts";
@@ -103,7 +105,13 @@ try {
   }
 
   const results: Record<string, { mibPerSec: number[]; growthMiB: number[] }> = {};
-  const record = (name: string, r: { mibPerSec: number; growthMiB: number }) => {
+  const record = async (
+    name: string,
+    measured:
+      | { mibPerSec: number; growthMiB: number }
+      | Promise<{ mibPerSec: number; growthMiB: number }>,
+  ) => {
+    const r = await measured;
     results[name] ??= { mibPerSec: [], growthMiB: [] };
     results[name].mibPerSec.push(r.mibPerSec);
     results[name].growthMiB.push(r.growthMiB);
@@ -123,33 +131,48 @@ try {
     let rs = 0;
     const bytesOf = (r: { bytes: number }) => r.bytes;
     for (let run = 0; run < RUNS; run++) {
-      record(
-        "baseline upload (PUT body -> file)",
-        await measure(baseline, async () => {
-          await curl(["-o", "/dev/null", "-T", payload, `${baseline.url}/`]);
-          return (await Deno.stat(`${dir}/baseline/baseline.bin`)).size;
-        }),
-      );
-      record(
-        "API upload (multipart POST /files)",
-        await measure(app, async () => {
-          const r = await curl([...auth, "-F", `file=@${payload};filename=bench.bin`, files]);
-          rs = JSON.parse(r.body).data.resourceSeq;
-          return SIZE;
-        }),
-      );
-      record(
+      // The three uploads take turns going first: the later ones of a round share the disk with
+      // the writeback of the earlier ones, so a fixed order would favour one of them.
+      const uploads = [
+        () =>
+          record(
+            "baseline upload (PUT body -> file)",
+            measure(baseline, async () => {
+              await curl(["-o", "/dev/null", "-T", payload, `${baseline.url}/`]);
+              return (await Deno.stat(`${dir}/baseline/baseline.bin`)).size;
+            }),
+          ),
+        () =>
+          record(
+            "hashing baseline upload (PUT body -> SHA-256 -> file)",
+            measure(baseline, async () => {
+              await curl(["-o", "/dev/null", "-T", payload, `${baseline.url}/?hash=1`]);
+              return (await Deno.stat(`${dir}/baseline/hashed.bin`)).size;
+            }),
+          ),
+        () =>
+          record(
+            "API upload (multipart POST /files)",
+            measure(app, async () => {
+              const r = await curl([...auth, "-F", `file=@${payload};filename=bench.bin`, files]);
+              rs = JSON.parse(r.body).data.resourceSeq;
+              return SIZE;
+            }),
+          ),
+      ];
+      for (let i = 0; i < uploads.length; i++) await uploads[(run + i) % uploads.length]();
+      await record(
         "baseline download (file.readable)",
         await measure(baseline, async () => bytesOf(await curl(["-o", "/dev/null", baseline.url]))),
       );
-      record(
+      await record(
         "baseline download (file.readable + Content-Length)",
         await measure(
           baseline,
           async () => bytesOf(await curl(["-o", "/dev/null", `${baseline.url}/?length=1`])),
         ),
       );
-      record(
+      await record(
         "API download (GET /files/{rs}/download)",
         await measure(
           app,
@@ -159,6 +182,7 @@ try {
       // Both sides drop this round's upload before the next one (the API through trash and
       // purge), so neither pays for the other's earlier bytes being written back to disk.
       await Deno.remove(`${dir}/baseline/baseline.bin`);
+      await Deno.remove(`${dir}/baseline/hashed.bin`);
       await curl([...auth, "-X", "PATCH", `${files}/${rs}/delete`]);
       await curl([...auth, "-X", "DELETE", `${app.url}/api/external/v1/trash/${rs}`]);
       await settleDisk();
@@ -180,6 +204,7 @@ try {
     best: row(ours).best / row(base).best,
   });
   const upload = ratio("API upload", "baseline upload");
+  const uploadVsHashing = ratio("API upload", "hashing baseline upload");
   const download = ratio("API download", "baseline download (file.readable)");
   const downloadVsLength = ratio("API download", "baseline download (file.readable + Content");
   const maxGrowth = Math.max(
@@ -194,6 +219,10 @@ try {
       `| ${r.name} | ${r.median.toFixed(0)} | ${r.best.toFixed(0)} | ${r.growthMiB.toFixed(1)} |`,
     );
   }
+  console.log("");
+  for (const [name, r] of Object.entries(results)) {
+    console.log(`${name}: every run ${r.mibPerSec.map((v) => v.toFixed(0)).join(", ")} MiB/s`);
+  }
   const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
   const show = (name: string, r: { median: number; best: number }, target: number) =>
     console.log(
@@ -201,7 +230,11 @@ try {
         `(target >= ${target}x: ${verdict(r.median >= target)})`,
     );
   console.log("");
-  show("upload", upload, 1.2);
+  // Issue 13's targets: uploads >= 0.9x a baseline that hashes as it writes, downloads >= 1.0x
+  // the bare file.readable. (The first issue's 1.2x against a non-hashing baseline was withdrawn:
+  // it asked for more than one SHA-256 stream gives on this CPU.)
+  show("upload vs the hashing baseline", uploadVsHashing, 0.9);
+  show("upload vs the non-hashing baseline", upload, 1.2);
   const hashRates = [];
   for (let i = 0; i < 3; i++) hashRates.push(sha256Rate());
   const ceiling = Math.max(...hashRates);
@@ -209,8 +242,8 @@ try {
     `  SHA-256 alone (the upload's ceiling): ${ceiling.toFixed(0)} MiB/s = ` +
       `${(ceiling / row("baseline upload").median).toFixed(2)}x the baseline upload median`,
   );
-  show("download", download, 1.8);
-  show("download vs the Content-Length baseline", downloadVsLength, 1.8);
+  show("download", download, 1.0);
+  show("download vs the Content-Length baseline", downloadVsLength, 1.0);
   console.log(
     `API peak RSS growth ${maxGrowth.toFixed(1)} MiB (target < 64 MiB: ${verdict(maxGrowth < 64)})`,
   );
