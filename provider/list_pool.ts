@@ -7,16 +7,25 @@
  *
  * Only for a KV file: a `:memory:` store is private to its handle, and Deno Deploy has no
  * workers, so there (or with `DRIVE_LIST_WORKERS=0`) `list` builds its answer in-thread. The
- * worker only reads; it starts with the first listing, and a worker that fails is replaced by
- * the next listing.
+ * worker only reads; it starts with the first listing. A worker that cannot answer (its KV handle
+ * failed to open, it died) never fails a listing: the main thread answers it, the failure is
+ * logged, and a dead worker's slot starts a new one with the next listing.
  */
 import { kvLocation } from "../config.ts";
 import type { DirectoryListing } from "./entries.ts";
 import { ProviderError } from "./responses.ts";
+import { getLogger } from "@logtape/logtape";
 
 export interface ListPool {
-  /** The `list` answer's JSON bytes, built on a worker; a ProviderError as the worker threw it. */
-  run(listing: DirectoryListing): Promise<Uint8Array<ArrayBuffer>>;
+  /**
+   * The `list` answer's JSON bytes, built on a worker; a ProviderError as the worker threw it.
+   * When the worker itself fails (it cannot open the KV file, it died), `inThread` answers
+   * instead and the failure is logged: a listing never fails for want of a worker.
+   */
+  run(
+    listing: DirectoryListing,
+    inThread: () => Promise<Uint8Array<ArrayBuffer>>,
+  ): Promise<Uint8Array<ArrayBuffer>>;
   close(): void;
 }
 
@@ -67,14 +76,23 @@ export function openListPool(kvPath: string, workers: number): ListPool | null {
   };
 
   return {
-    run(listing) {
+    async run(listing, inThread) {
       const id = nextId++;
       const slot = id % slots.length;
       const worker = slots[slot] ??= start(slot);
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker.postMessage({ id, kvPath, listing } satisfies ListRequest);
-      });
+      try {
+        return await new Promise<Uint8Array<ArrayBuffer>>((resolve, reject) => {
+          pending.set(id, { resolve, reject });
+          worker.postMessage({ id, kvPath, listing } satisfies ListRequest);
+        });
+      } catch (err) {
+        if (err instanceof ProviderError) throw err;
+        // Under the service's `drive` category (api/ops/logging.ts), as provider/responses.ts logs.
+        getLogger(["drive", "provider"]).warning("listing worker failed; listing in-thread", {
+          error: String(err),
+        });
+        return await inThread();
+      }
     },
     close() {
       for (const w of slots) w?.terminate();

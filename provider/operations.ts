@@ -197,11 +197,8 @@ async function list(ctx: Ctx): Promise<Response> {
     dirPath: ctx.v.url.path,
     maxDocBytes: ctx.d.config.providerMaxDocBytes,
   };
-  return jsonBytesOk(
-    ctx.lists
-      ? await ctx.lists.run(listing)
-      : new TextEncoder().encode(await directoryJson(ctx.d.kv, listing)),
-  );
+  const inThread = async () => new TextEncoder().encode(await directoryJson(ctx.d.kv, listing));
+  return jsonBytesOk(ctx.lists ? await ctx.lists.run(listing, inThread) : await inThread());
 }
 
 async function get(ctx: Ctx): Promise<Response> {

@@ -100,3 +100,37 @@ Deno.test("listing workers run only over a KV file and when asked for", () => {
   assert.equal(readConfig({}).listWorkers, 0);
   assert.equal(readConfig({ DRIVE_LIST_WORKERS: "3" }).listWorkers, 3);
 });
+
+Deno.test("a listing worker that cannot work hands the listing back to the main thread", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "list-worker-bad-" });
+  // A KV path the worker cannot open: inside a regular file.
+  await Deno.writeTextFile(`${dir}/not-a-dir`, "x");
+  const pool = openListPool(`${dir}/not-a-dir/drive.kv`, 1)!;
+  try {
+    const listing = {
+      adapter: {
+        name: "a",
+        userSeq: 1,
+        folderSeq: null,
+        operations: [],
+        readOnly: true,
+        createdAt: 0,
+        disabled: false,
+      },
+      ownerSeq: 1,
+      parentRs: null,
+      dirPath: "",
+      maxDocBytes: 1024,
+    } as unknown as Parameters<typeof pool.run>[0];
+    let fellBack = 0;
+    const answer = await pool.run(listing, () => {
+      fellBack++;
+      return Promise.resolve(enc('{"entries":[]}'));
+    });
+    assert.equal(fellBack, 1);
+    assert.equal(new TextDecoder().decode(answer), '{"entries":[]}');
+  } finally {
+    pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
