@@ -2,8 +2,9 @@
  * Provider metadata load (issue 13): signed `info` and `list` of a 1,000-file directory from 16
  * clients, each request with a fresh JWT, against a real server process (`main.ts`), beside the
  * store's own 16-way commit ceiling (`bench/kv_ceiling.ts`) measured in the same run; then a
- * 16-client mixed drive load (uploads, downloads, listings); and the list floor
- * (bench/serve_list_floor.ts: the scan and the JSON alone, bare `Deno.serve`) with the same clients.
+ * 16-client mixed drive load (uploads, downloads, listings); and the floors of the list and the
+ * mixed load (bench/serve_list_floor.ts, bench/serve_mixed_floor.ts: the least work those requests
+ * need, on a bare `Deno.serve`) with the same clients and flags.
  * Server peak RSS per phase from
  * `/proc/<pid>/status` VmHWM, reset through `/proc/<pid>/clear_refs` before each phase.
  *
@@ -167,15 +168,37 @@ async function mixedLoad(s: Server) {
   const tenant = await s.admin.createTenant("mixed-org");
   const user = await s.admin.createUser(tenant.id, `mixed-${Date.now()}`);
   const key = await s.admin.createKey(user.userSeq);
+  return await mixedLoadAt(s.url, key, s.child.pid);
+}
+
+/**
+ * The mixed floor (bench/serve_mixed_floor.ts, started with the servers' flags): the same 16
+ * loops against a bare server doing the least the three requests need.
+ */
+async function mixedFloor() {
+  const dir = await Deno.makeTempDir({ prefix: "mixed-floor-" });
+  const floor = await startBenchServer(`${ROOT}bench/serve_mixed_floor.ts`, [dir], {
+    cwd: ROOT,
+    flags: SERVER_FLAGS,
+  });
+  try {
+    return await mixedLoadAt(floor.url, "floor", floor.pid);
+  } finally {
+    await floor.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function mixedLoadAt(url: string, key: string, pid: number) {
   const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${s.url}/api/external/v1${path}`, {
+    fetch(`${url}/api/external/v1${path}`, {
       ...init,
       headers: { authorization: `Bearer ${key}`, ...init.headers },
     });
   const body = new Uint8Array(1024 * 1024).fill(42);
   const files: number[] = [];
   const counts = { uploads: 0, downloads: 0, listings: 0, errors: 0 };
-  await resetPeak(s.child.pid);
+  await resetPeak(pid);
   const end = performance.now() + MIXED_MS;
   await Promise.all(Array.from({ length: CLIENTS }, async (_, w) => {
     for (let i = 0; performance.now() < end; i++) {
@@ -198,7 +221,7 @@ async function mixedLoad(s: Server) {
       else counts.errors++;
     }
   }));
-  return { ...counts, peakMiB: await peakRssMiB(s.child.pid) };
+  return { ...counts, peakMiB: await peakRssMiB(pid) };
 }
 
 /**
@@ -270,6 +293,9 @@ async function main() {
     for (const s of PHASES.has("mixed") ? servers : []) {
       const m = await mixedLoad(s);
       for (const [k, v] of Object.entries(m)) push(s.label, `mixed_${k}`, v);
+    }
+    if (PHASES.has("mixed")) {
+      for (const [k, v] of Object.entries(await mixedFloor())) push("floor", `mixed_${k}`, v);
     }
     const result: Record<string, unknown> = { ceiling };
     for (const [label, r] of Object.entries(rows)) {
