@@ -3,7 +3,7 @@
  * folder's records from KV into JSON (V8 deserialization of each record, then the answer), and a
  * Deno process runs all of its JavaScript on one thread. Handing that part to a worker thread
  * with its own handle on the same KV file lets a second core do it while the main thread keeps
- * serving other requests. Measured in docs/benchmarks.md ("Provider calls").
+ * serving other requests. Measured in docs/benchmarks.md ("Fourth pass").
  *
  * Only for a KV file: a `:memory:` store is private to its handle, and Deno Deploy has no
  * workers, so there (or with `DRIVE_LIST_WORKERS=0`) `list` builds its answer in-thread. The

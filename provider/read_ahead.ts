@@ -12,7 +12,7 @@
  * earlier returned, from the same snapshot as the adapter record; for an operation that changes
  * nothing, that moment does not matter.
  *
- * Measured (docs/benchmarks.md, "Provider calls"): an info is one `getMany` and the jti commit
+ * Measured (docs/benchmarks.md, "Fourth pass"): an info is one `getMany` and the jti commit
  * instead of four round trips.
  */
 
