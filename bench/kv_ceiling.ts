@@ -14,6 +14,7 @@
  *   deno run -A bench/kv_ceiling.ts --child <kvfile> <ms>   (internal: one writer process)
  */
 
+import { recordValue } from "./lib.ts";
 const COMMITS = 2000;
 const READS = 5000;
 const SCAN_VALUES = 10_000;
@@ -26,26 +27,7 @@ const procsArg = Deno.args.indexOf("--procs");
 const PROCS = procsArg >= 0 ? Number(Deno.args[procsArg + 1]) : 3;
 
 /** A value the size of a listing entry (a resource record). */
-function entryValue(i: number) {
-  return {
-    rs: i,
-    ownerSeq: 1,
-    tenantId: 1,
-    parentRs: 7,
-    name: `file-${i}.txt`,
-    type: "FILE",
-    size: i * 10,
-    mime: "text/plain",
-    blobId: crypto.randomUUID(),
-    sha256: "0".repeat(64),
-    version: 1,
-    createdAt: Date.now(),
-    updatedAt: Date.now(),
-    createdBy: 1,
-    updatedBy: 1,
-    trashedAt: null,
-  };
-}
+const entryValue = (i: number) => recordValue(i);
 
 /** One three-key commit, like a create: a record and two index entries. */
 function threeKeyCommit(kv: Deno.Kv, tag: string, i: number) {

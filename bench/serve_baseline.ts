@@ -5,7 +5,7 @@
  * with ?length=1 also a Content-Length header).
  * Usage: deno run -A bench/serve_baseline.ts <dir>   (prints "PORT <n>" when listening)
  */
-import { createHash } from "node:crypto";
+import { hashIntoFile } from "./lib.ts";
 
 const path = `${Deno.args[0]}/baseline.bin`;
 const hashedPath = `${Deno.args[0]}/hashed.bin`;
@@ -26,30 +26,8 @@ Deno.serve({
       await req.body!.pipeTo(file.writable);
       return new Response("stored");
     }
-    // The lean way to hash while writing: fill a 1 MiB buffer with a BYOB reader, hash it,
-    // write it, reuse it. (Hashing and writing each ~64 KiB chunk as it comes runs ~300 MiB/s
-    // here: per-call costs, not SHA-256, would set that baseline.)
-    const hash = createHash("sha256");
-    const reader = req.body!.getReader({ mode: "byob" });
-    let buffer = new ArrayBuffer(1024 * 1024);
-    for (let done = false; !done;) {
-      let filled = 0;
-      while (filled < buffer.byteLength) {
-        const r = await reader.read(new Uint8Array(buffer, filled));
-        if (r.done) {
-          done = true;
-          if (r.value) buffer = r.value.buffer as ArrayBuffer;
-          break;
-        }
-        buffer = r.value.buffer as ArrayBuffer;
-        filled += r.value.byteLength;
-      }
-      const piece = new Uint8Array(buffer, 0, filled);
-      hash.update(piece);
-      for (let at = 0; at < filled;) at += await file.write(piece.subarray(at));
-    }
-    file.close();
-    return new Response(hash.digest("hex"));
+    const { sha256 } = await hashIntoFile(req.body!, file);
+    return new Response(sha256);
   }
   const file = await Deno.open(path, { read: true });
   // The bare form returns only file.readable (sent chunked); ?length=1 adds Content-Length.

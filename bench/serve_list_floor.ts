@@ -10,30 +10,14 @@
  * Usage: deno run -A [flags] bench/serve_list_floor.ts <kv file>  (prints "PORT <n>")
  */
 import { isoTime } from "../lib/iso_time.ts";
+import { recordValue } from "./lib.ts";
 
 const kv = await Deno.openKv(Deno.args[0]);
 const FILES = 1000;
 for (let i = 0; i < FILES; i += 500) {
   const op = kv.atomic();
   for (let j = i; j < i + 500; j++) {
-    op.set(["res_name", 1, 7, `file-${j}.txt`], {
-      rs: 100 + j,
-      ownerSeq: 1,
-      tenantId: 1,
-      parentRs: 7,
-      name: `file-${j}.txt`,
-      type: "FILE",
-      size: 3,
-      mime: "text/plain",
-      blobId: crypto.randomUUID(),
-      sha256: crypto.randomUUID().replaceAll("-", "").repeat(2),
-      version: 1,
-      createdAt: Date.now(),
-      updatedAt: Date.now(),
-      createdBy: 1,
-      updatedBy: 1,
-      trashedAt: null,
-    });
+    op.set(["res_name", 1, 7, `file-${j}.txt`], recordValue(100 + j, `file-${j}.txt`));
   }
   await op.commit();
 }

@@ -8,38 +8,11 @@
  *
  * Usage: deno run -A [flags] bench/serve_mixed_floor.ts <dir>  (prints "PORT <n>")
  */
-import { createHash } from "node:crypto";
+import { hashIntoFile } from "./lib.ts";
 
 const dir = Deno.args[0];
 const kv = await Deno.openKv(`${dir}/floor.kv`);
 let nextId = 1;
-
-async function store(body: ReadableStream<Uint8Array>, path: string) {
-  const file = await Deno.open(path, { write: true, create: true, truncate: true });
-  const hash = createHash("sha256");
-  const reader = body.getReader({ mode: "byob" });
-  let buffer = new ArrayBuffer(1024 * 1024);
-  let size = 0;
-  for (let done = false; !done;) {
-    let filled = 0;
-    while (filled < buffer.byteLength) {
-      const r = await reader.read(new Uint8Array(buffer, filled));
-      if (r.done) {
-        done = true;
-        if (r.value) buffer = r.value.buffer as ArrayBuffer;
-        break;
-      }
-      buffer = r.value.buffer as ArrayBuffer;
-      filled += r.value.byteLength;
-    }
-    const piece = new Uint8Array(buffer, 0, filled);
-    hash.update(piece);
-    for (let at = 0; at < filled;) at += await file.write(piece.subarray(at));
-    size += filled;
-  }
-  file.close();
-  return { size, sha256: hash.digest("hex") };
-}
 
 Deno.serve({
   hostname: "127.0.0.1",
@@ -49,7 +22,8 @@ Deno.serve({
   const url = new URL(req.url);
   if (req.method === "POST") {
     const id = nextId++;
-    const { size, sha256 } = await store(req.body!, `${dir}/${id}.bin`);
+    const file = await Deno.open(`${dir}/${id}.bin`, { write: true, create: true, truncate: true });
+    const { size, sha256 } = await hashIntoFile(req.body!, file);
     const now = Date.now();
     const record = { rs: id, name: `${id}.bin`, type: "FILE", size, sha256, createdAt: now };
     await kv.atomic().set(["res", id], record).set(["res_name", 1, `${id}.bin`], record).commit();

@@ -44,6 +44,16 @@ export function domainTest(
   });
 }
 
+/** Runs `fn` on a bare `:memory:` KV (no Deps), closed afterwards. */
+export async function withMemoryKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await fn(kv);
+  } finally {
+    kv.close();
+  }
+}
+
 /** A tenant (organization) with the default share policy. */
 export function newTenant(d: Deps, name: string): Promise<Tenant> {
   return createTenant(d.kv, name);

@@ -1,17 +1,9 @@
 import assert from "node:assert/strict";
+import { withMemoryKv } from "../kv/testing.ts";
 import { openReadAhead } from "./read_ahead.ts";
 
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>) {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
-}
-
 Deno.test("read-ahead remembers the keys a request read, per adapter, operation and path", async () => {
-  await withKv(async (kv) => {
+  await withMemoryKv(async (kv) => {
     const ahead = openReadAhead();
     assert.deepEqual(ahead.keysFor("a", "info", "/x/info"), []);
     const first = ahead.reader(kv, [], []);
@@ -26,7 +18,7 @@ Deno.test("read-ahead remembers the keys a request read, per adapter, operation 
 });
 
 Deno.test("read-ahead answers only the exact key, once; anything else is read from KV", async () => {
-  await withKv(async (kv) => {
+  await withMemoryKv(async (kv) => {
     await kv.set(["lock", 7], "now");
     const ahead = openReadAhead();
     const stale = { key: ["lock", 7], value: "earlier", versionstamp: "0".repeat(20) };
@@ -48,7 +40,7 @@ Deno.test("read-ahead answers only the exact key, once; anything else is read fr
 });
 
 Deno.test("read-ahead forgets a path whose last request read nothing", async () => {
-  await withKv(async (kv) => {
+  await withMemoryKv(async (kv) => {
     const ahead = openReadAhead();
     const one = ahead.reader(kv, [], []);
     await one.reader.get(["res_name", 1, 0, "x"]);

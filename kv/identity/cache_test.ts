@@ -4,20 +4,12 @@
  * kept, and API keys verified through it refused at once after a change.
  */
 import assert from "node:assert/strict";
+import { withMemoryKv } from "../testing.ts";
 import { bumpIdentityEpoch, openIdentityCache, readIdentityEpoch } from "./cache.ts";
 import { createApiKey, verifyApiKey } from "./api_keys.ts";
 import { createTenant, setTenantDisabled, updateTenant } from "./tenants.ts";
 import { createUser, setUserDisabled, updateUser, userStanding } from "./users.ts";
 import { isDriveError } from "../errors.ts";
-
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>) {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
-}
 
 /** A load function that counts its calls. */
 function counted<T>(value: () => T) {
@@ -26,7 +18,7 @@ function counted<T>(value: () => T) {
 }
 
 Deno.test("a fact is loaded once per epoch and again after a bump", () =>
-  withKv(async (kv) => {
+  withMemoryKv(async (kv) => {
     const cache = openIdentityCache(kv);
     const { calls, load } = counted(() => ({ v: 1 }));
     let { epoch } = await cache.read([]);
@@ -41,7 +33,7 @@ Deno.test("a fact is loaded once per epoch and again after a bump", () =>
   }));
 
 Deno.test("a load that raced a change is not kept; an older snapshot never rolls it back", () =>
-  withKv(async (kv) => {
+  withMemoryKv(async (kv) => {
     const cache = openIdentityCache(kv);
     const old = (await cache.read([])).epoch;
     // The change commits and another request reads the new epoch while this load runs.
@@ -62,7 +54,7 @@ Deno.test("a load that raced a change is not kept; an older snapshot never rolls
   }));
 
 Deno.test("facts older than maxAgeMs are loaded again whatever the epoch", () =>
-  withKv(async (kv) => {
+  withMemoryKv(async (kv) => {
     const cache = openIdentityCache(kv, { maxAgeMs: 0 });
     const { calls, load } = counted(() => ({ v: 1 }));
     const { epoch } = await cache.read([]);
@@ -72,7 +64,7 @@ Deno.test("facts older than maxAgeMs are loaded again whatever the epoch", () =>
   }));
 
 Deno.test("every user and tenant change moves the epoch", () =>
-  withKv(async (kv) => {
+  withMemoryKv(async (kv) => {
     const tenant = await createTenant(kv, "Acme");
     const user = await createUser(kv, {
       tenantId: tenant.id,
@@ -95,7 +87,7 @@ Deno.test("every user and tenant change moves the epoch", () =>
   }));
 
 Deno.test("an API key verified through the cache is refused at once when its user or tenant is disabled", () =>
-  withKv(async (kv) => {
+  withMemoryKv(async (kv) => {
     const cache = openIdentityCache(kv);
     const tenant = await createTenant(kv, "Acme");
     const user = await createUser(kv, {
