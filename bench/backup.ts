@@ -7,16 +7,13 @@
  *
  *   deno run -A bench/backup.ts            (FILES=64 FILE_MIB=4 REPS=3 by default)
  */
-import { openFsBlobStore } from "../blobs/fs.ts";
-import { openKvBlobStore } from "../blobs/kv.ts";
-import { openWriteLeases } from "../blobs/leases.ts";
+import { openStores } from "../boot.ts";
 import { readConfig } from "../config.ts";
 import { writeBackup } from "../kv/backup/write.ts";
 import { openIdAllocator } from "../kv/db.ts";
 import type { Deps } from "../kv/deps.ts";
 import { createTenant } from "../kv/identity/tenants.ts";
 import { createUser } from "../kv/identity/users.ts";
-import { blobStoreKeys } from "../kv/keys.ts";
 import { openSecretsKey } from "../kv/secrets_key.ts";
 import { storeGeneratedFile } from "../kv/tree/content.ts";
 
@@ -24,13 +21,10 @@ const FILES = Number(Deno.env.get("FILES") ?? 64);
 const FILE_MIB = Number(Deno.env.get("FILE_MIB") ?? 4);
 const REPS = Number(Deno.env.get("REPS") ?? 3);
 
-async function openStores(dataDir: string, store: "fs" | "kv"): Promise<Deps> {
+async function openDeps(dataDir: string, store: "fs" | "kv"): Promise<Deps> {
   const config = readConfig({ DRIVE_DATA_DIR: dataDir, DRIVE_BLOB_STORE: store });
-  await Deno.mkdir(dataDir, { recursive: true });
-  const kv = await Deno.openKv(config.kvPath);
-  const blobs = store === "fs"
-    ? await openFsBlobStore(`${dataDir}/blobs`, openWriteLeases(kv, blobStoreKeys.lease, "fs"))
-    : openKvBlobStore(kv, blobStoreKeys);
+  // Opened as a server opens them (boot.ts): the same KV handle, blob store and migrations.
+  const { kv, blobs } = await openStores(config);
   return { kv, blobs, config, ids: openIdAllocator(kv), secretsKey: openSecretsKey(config) };
 }
 
@@ -80,7 +74,7 @@ try {
   const rows: [string, number][] = [];
   for (const store of ["fs", "kv"] as const) {
     const dataDir = `${work}/${store}`;
-    const d = await openStores(dataDir, store);
+    const d = await openDeps(dataDir, store);
     const total = await fill(d);
     const mbps = (secs: number) => total / 1e6 / secs;
     const out = `${work}/backup.tar`;

@@ -10,15 +10,12 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { openFsBlobStore } from "../../blobs/fs.ts";
-import { openKvBlobStore } from "../../blobs/kv.ts";
-import { openWriteLeases } from "../../blobs/leases.ts";
+import { openStores } from "../../boot.ts";
 import { readConfig } from "../../config.ts";
 import { restoreBackup } from "../../kv/backup/restore.ts";
 import { writeBackup } from "../../kv/backup/write.ts";
 import { openIdAllocator } from "../../kv/db.ts";
 import type { Deps } from "../../kv/deps.ts";
-import { blobStoreKeys } from "../../kv/keys.ts";
 import { openSecretsKey } from "../../kv/secrets_key.ts";
 import { ProviderHostClient } from "../../provider/host_client.ts";
 import { ADMIN_TOKEN, AdminClient } from "../helpers/admin.ts";
@@ -33,17 +30,14 @@ type Store = "fs" | "kv";
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 /** The stores of a data directory, opened as the admin CLI opens them (no server). */
-async function openStores(dataDir: string, store: Store): Promise<Deps> {
+async function openDeps(dataDir: string, store: Store): Promise<Deps> {
   const config = readConfig({
     DRIVE_DATA_DIR: dataDir,
     DRIVE_BLOB_STORE: store,
     DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
   });
-  await Deno.mkdir(dataDir, { recursive: true });
-  const kv = await Deno.openKv(config.kvPath);
-  const blobs = store === "fs"
-    ? await openFsBlobStore(`${dataDir}/blobs`, openWriteLeases(kv, blobStoreKeys.lease, "fs"))
-    : openKvBlobStore(kv, blobStoreKeys);
+  // Opened as a server opens them (boot.ts): the same KV handle, blob store and migrations.
+  const { kv, blobs } = await openStores(config);
   return { kv, blobs, config, ids: openIdAllocator(kv), secretsKey: openSecretsKey(config) };
 }
 
@@ -160,7 +154,7 @@ async function backupUnderLoad(source: Store, work: string): Promise<
     const seeded = await seed(server.url);
     const load = startLoad(seeded.alice);
     await load.more(3);
-    const d = await openStores(srcDir, source);
+    const d = await openDeps(srcDir, source);
     const file = `${work}/backup.tar`;
     try {
       const out = await Deno.open(file, { write: true, createNew: true });
@@ -187,7 +181,7 @@ async function restoreAndCompare(
   target: Store,
 ) {
   const dir = `${work}/restored-${target}`;
-  const d = await openStores(dir, target);
+  const d = await openDeps(dir, target);
   try {
     const input = await Deno.open(b.file, { read: true });
     const summary = await restoreBackup(d, input.readable);
