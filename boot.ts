@@ -132,8 +132,9 @@ export async function boot(config: Config): Promise<Service> {
     const showToken = usesDataDir(config);
     // One registry per service: two services in one process (tests) count apart.
     const metrics = createMetrics(blobs);
-    // Provider `list` answers built on a worker thread beside this one (KV file only).
-    const lists = openListPool(config.kvPath, config.listWorkers);
+    // Provider `list` answers: how many at once, and on worker threads beside this one (KV file).
+    const lists = openListPool(config.kvPath, config.listWorkers, config.listConcurrency);
+    metrics.countListingsWith(lists.counts);
     return {
       ...deps,
       app: createApp({ ...deps, adminToken: adminToken.check, metrics, lists }),
@@ -146,7 +147,7 @@ export async function boot(config: Config): Promise<Service> {
         lockSweep.stop();
         retention.stop();
         deps.events?.close();
-        lists?.close();
+        lists.close();
         kv.close();
       },
     };

@@ -73,6 +73,11 @@ export interface Config {
    * used with a KV file only, 0 builds them on the main thread.
    */
   listWorkers: number;
+  /**
+   * DRIVE_LIST_CONCURRENCY: provider `list` answers built at once per thread that builds them
+   * (the main thread, or each listing worker); later ones wait their turn (provider/list_pool.ts).
+   */
+  listConcurrency: number;
 }
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warning", "error", "fatal"] as const;
@@ -275,5 +280,6 @@ export function readConfig(env: Record<string, string | undefined> = Deno.env.to
     trashRetentionDays: intVar(env, "DRIVE_TRASH_RETENTION_DAYS", 30),
     versionsKeep: intVar(env, "DRIVE_VERSIONS_KEEP", 0),
     listWorkers: intVar(env, "DRIVE_LIST_WORKERS", 0),
+    listConcurrency: positiveIntVar(env, "DRIVE_LIST_CONCURRENCY", 2),
   };
 }

@@ -1,16 +1,23 @@
 /**
- * The listing worker: a provider `list` of 1,000 entries spends most of its CPU turning the
- * folder's records from KV into JSON (V8 deserialization of each record, then the answer), and a
- * Deno process runs all of its JavaScript on one thread. Handing that part to a worker thread
- * with its own handle on the same KV file lets a second core do it while the main thread keeps
- * serving other requests. Measured in docs/benchmarks.md ("Fourth pass").
+ * Where provider `list` answers are built, and how many at once.
  *
- * Only for a KV file: a `:memory:` store is private to its handle, and Deno Deploy has no
- * workers, so there (or with `DRIVE_LIST_WORKERS=0`) `list` builds its answer in-thread. The
- * worker only reads; it starts with the first listing. A worker that cannot answer (its KV handle
- * failed to open, it died) never fails a listing: the main thread answers it, the failure is
- * logged, and a dead worker's slot starts a new one with the next listing.
+ * A `list` of 1,000 entries is mostly V8 turning the folder's records from KV into objects, then
+ * into JSON: a few MiB of short-lived objects per answer. Sixteen clients listing at once, each
+ * answer built as soon as it arrives, keep sixteen answers' objects alive across the KV reads
+ * and V8 grows its heap to hold them. The pool admits `perThread` listings per building thread
+ * and queues the rest (p-limit): 16 clients then hold two answers' objects, not sixteen, and the
+ * process peaks ~25 MiB lower at the same or better rate (docs/benchmarks.md, "Fifth pass").
+ *
+ * Listing workers (`DRIVE_LIST_WORKERS`): a Deno process runs all of its JavaScript on one
+ * thread, so the pool can hand the build to worker threads, each with its own handle on the same
+ * KV file, while the main thread keeps serving other requests ("Fourth pass"). Only for a KV
+ * file: a `:memory:` store is private to its handle, and Deno Deploy has no workers, so there
+ * (or with `DRIVE_LIST_WORKERS=0`) answers are built in-thread. The worker only reads; it starts
+ * with the first listing. A worker that cannot answer (its KV handle failed to open, it died)
+ * never fails a listing: the main thread answers it, the failure is logged, and a dead worker's
+ * slot starts a new one with the next listing.
  */
+import pLimit from "p-limit";
 import { kvLocation } from "../config.ts";
 import type { DirectoryListing } from "./entries.ts";
 import { ProviderError } from "./responses.ts";
@@ -18,14 +25,17 @@ import { getLogger } from "@logtape/logtape";
 
 export interface ListPool {
   /**
-   * The `list` answer's JSON bytes, built on a worker; a ProviderError as the worker threw it.
-   * When the worker itself fails (it cannot open the KV file, it died), `inThread` answers
-   * instead and the failure is logged: a listing never fails for want of a worker.
+   * The `list` answer's JSON bytes once the listing's turn comes: built on a worker when there
+   * are workers (a ProviderError as the worker threw it), else by `inThread`. When a worker
+   * itself fails (it cannot open the KV file, it died), `inThread` answers instead and the
+   * failure is logged: a listing never fails for want of a worker.
    */
   run(
     listing: DirectoryListing,
     inThread: () => Promise<Uint8Array<ArrayBuffer>>,
   ): Promise<Uint8Array<ArrayBuffer>>;
+  /** Listings being built now, and waiting for their turn (the metrics read these). */
+  counts(): { building: number; waiting: number };
   close(): void;
 }
 
@@ -39,9 +49,13 @@ export type ListAnswer =
   | { id: number; ok: true; bytes: Uint8Array<ArrayBuffer> }
   | { id: number; ok: false; status: number; message: string };
 
-/** Null when listings stay in-thread: no KV file, or `workers` is 0. */
-export function openListPool(kvPath: string, workers: number): ListPool | null {
-  if (workers <= 0 || kvLocation(kvPath) !== "file") return null;
+/**
+ * The service's pool: `perThread` listings at once on each building thread. Workers only over a
+ * KV file; with none (or another store) every answer is built in-thread.
+ */
+export function openListPool(kvPath: string, workers: number, perThread: number): ListPool {
+  if (workers <= 0 || kvLocation(kvPath) !== "file") return inThreadPool(perThread);
+  const turns = pLimit(perThread * workers);
   const pending = new Map<number, {
     resolve(bytes: Uint8Array<ArrayBuffer>): void;
     reject(err: unknown): void;
@@ -49,6 +63,7 @@ export function openListPool(kvPath: string, workers: number): ListPool | null {
   // `workers` slots, each started with the first listing sent to it; listings go round-robin.
   const slots: (Worker | null)[] = Array.from({ length: workers }, () => null);
   let nextId = 1;
+  let closed = false;
 
   const failAll = (err: unknown) => {
     for (const p of pending.values()) p.reject(err);
@@ -75,29 +90,48 @@ export function openListPool(kvPath: string, workers: number): ListPool | null {
     return w;
   };
 
+  const onWorker = async (
+    listing: DirectoryListing,
+    inThread: () => Promise<Uint8Array<ArrayBuffer>>,
+  ) => {
+    // Listings still queued when the service stops are built in-thread: no worker starts again.
+    if (closed) return await inThread();
+    const id = nextId++;
+    const slot = id % slots.length;
+    const worker = slots[slot] ??= start(slot);
+    try {
+      return await new Promise<Uint8Array<ArrayBuffer>>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ id, kvPath, listing } satisfies ListRequest);
+      });
+    } catch (err) {
+      if (err instanceof ProviderError) throw err;
+      // Under the service's `drive` category (api/ops/logging.ts), as provider/responses.ts logs.
+      getLogger(["drive", "provider"]).warning("listing worker failed; listing in-thread", {
+        error: String(err),
+      });
+      return await inThread();
+    }
+  };
+
   return {
-    async run(listing, inThread) {
-      const id = nextId++;
-      const slot = id % slots.length;
-      const worker = slots[slot] ??= start(slot);
-      try {
-        return await new Promise<Uint8Array<ArrayBuffer>>((resolve, reject) => {
-          pending.set(id, { resolve, reject });
-          worker.postMessage({ id, kvPath, listing } satisfies ListRequest);
-        });
-      } catch (err) {
-        if (err instanceof ProviderError) throw err;
-        // Under the service's `drive` category (api/ops/logging.ts), as provider/responses.ts logs.
-        getLogger(["drive", "provider"]).warning("listing worker failed; listing in-thread", {
-          error: String(err),
-        });
-        return await inThread();
-      }
-    },
+    run: (listing, inThread) => turns(() => onWorker(listing, inThread)),
+    counts: () => ({ building: turns.activeCount, waiting: turns.pendingCount }),
     close() {
+      closed = true;
       for (const w of slots) w?.terminate();
       slots.fill(null);
       failAll(new Error("the listing worker was closed"));
     },
+  };
+}
+
+/** No workers: each answer built on this thread, `perThread` at once. */
+function inThreadPool(perThread: number): ListPool {
+  const turns = pLimit(perThread);
+  return {
+    run: (_listing, inThread) => turns(inThread),
+    counts: () => ({ building: turns.activeCount, waiting: turns.pendingCount }),
+    close() {},
   };
 }

@@ -6,6 +6,7 @@
  * collectors that read on scrape (connections, memory, blob store totals). docs/operations.md
  * "Metrics" lists every series.
  */
+import { getHeapStatistics } from "node:v8";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { BlobStore } from "../../blobs/store.ts";
 import type { CommitObserver } from "../../kv/db.ts";
@@ -44,6 +45,8 @@ export interface Metrics {
   record(sample: RequestSample): void;
   /** Where the open-connection gauge reads from; the server is made after the app. */
   countConnectionsWith(source: () => number): void;
+  /** Where the provider listing gauge reads from (provider/list_pool.ts). */
+  countListingsWith(source: () => { building: number; waiting: number }): void;
 }
 
 /**
@@ -125,6 +128,18 @@ export function createMetrics(blobs: BlobStore): Metrics {
       this.set(connectionSource());
     },
   });
+  let listingSource = () => ({ building: 0, waiting: 0 });
+  new Gauge({
+    name: "drive_provider_listings",
+    help: "Provider list answers being built now, and waiting for their turn (state).",
+    labelNames: ["state"] as const,
+    registers,
+    collect() {
+      const { building, waiting } = listingSource();
+      this.set({ state: "building" }, building);
+      this.set({ state: "waiting" }, waiting);
+    },
+  });
   const memory = Deno.memoryUsage;
   new Gauge({
     name: "process_resident_memory_bytes",
@@ -136,7 +151,8 @@ export function createMetrics(blobs: BlobStore): Metrics {
   });
   new Gauge({
     name: "deno_memory_heap_bytes",
-    help: "V8 heap memory by kind (used, total) and memory held outside the heap (external).",
+    help:
+      "V8 heap memory by kind (used, total), the size it may not outgrow (limit), and memory held outside the heap (external).",
     labelNames: ["kind"] as const,
     registers,
     collect() {
@@ -144,6 +160,9 @@ export function createMetrics(blobs: BlobStore): Metrics {
       this.set({ kind: "used" }, m.heapUsed);
       this.set({ kind: "total" }, m.heapTotal);
       this.set({ kind: "external" }, m.external);
+      // Set by --max-old-space-size (docs/operations.md, "Memory and CPU"); beyond it, the
+      // process stops with an out-of-memory error.
+      this.set({ kind: "limit" }, getHeapStatistics().heap_size_limit);
     },
   });
   const totals = blobTotals(blobs);
@@ -188,6 +207,9 @@ export function createMetrics(blobs: BlobStore): Metrics {
     },
     countConnectionsWith(source) {
       connectionSource = source;
+    },
+    countListingsWith(source) {
+      listingSource = source;
     },
   };
 }

@@ -20,9 +20,14 @@ export interface MainProcess {
   kill(): Promise<void>;
 }
 
-export async function startMain(env: Record<string, string>): Promise<MainProcess> {
+/** `task`: start it as that deno.json task does (its flags and environment) instead. */
+export async function startMain(
+  env: Record<string, string>,
+  { task }: { task?: string } = {},
+): Promise<MainProcess> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
+    args: task ? ["task", "--quiet", task] : ["run", "-A", MAIN],
+    cwd: new URL("../..", import.meta.url).pathname,
     env: { PORT: "0", HOST: "127.0.0.1", ...env },
     stdout: "piped",
     stderr: "null",

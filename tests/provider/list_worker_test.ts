@@ -6,10 +6,29 @@
 import assert from "node:assert/strict";
 import { readConfig } from "../../config.ts";
 import { openListPool } from "../../provider/list_pool.ts";
+import type { DirectoryListing } from "../../provider/entries.ts";
 import { startTestServer, withServer } from "../helpers/server.ts";
 import { newProviderAdapter } from "../helpers/provider.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
+
+/** A listing for the pool's own tests (its `inThread` answers; no worker reads it). */
+const listingOf = () =>
+  ({
+    adapter: {
+      name: "a",
+      userSeq: 1,
+      folderSeq: null,
+      operations: [],
+      readOnly: true,
+      createdAt: 0,
+      disabled: false,
+    },
+    ownerSeq: 1,
+    parentRs: null,
+    dirPath: "",
+    maxDocBytes: 1024,
+  }) as unknown as DirectoryListing;
 
 async function rawList(
   url: string,
@@ -90,38 +109,55 @@ Deno.test("a refusal thrown on a listing worker answers as it would in-thread (4
   }
 });
 
-Deno.test("listing workers run only over a KV file and when asked for", () => {
-  assert.equal(openListPool(":memory:", 2), null);
-  assert.equal(openListPool("https://kv.example/db", 2), null);
-  assert.equal(openListPool("/tmp/x.kv", 0), null);
-  const pool = openListPool("/tmp/x.kv", 1);
-  assert.ok(pool);
+Deno.test("listing workers run only over a KV file and when asked for", async () => {
+  // Without workers the pool builds every answer with `inThread`: never on a worker.
+  for (const [kvPath, workers] of [[":memory:", 2], ["https://kv.example/db", 2], ["/x.kv", 0]]) {
+    const pool = openListPool(kvPath as string, workers as number, 2);
+    const answer = await pool.run(listingOf(), () => Promise.resolve(enc("in-thread")));
+    assert.equal(new TextDecoder().decode(answer), "in-thread");
+    pool.close();
+  }
+  const pool = openListPool("/tmp/x.kv", 1, 2);
   pool.close(); // Never started: nothing to stop, and no listing is pending.
   assert.equal(readConfig({}).listWorkers, 0);
   assert.equal(readConfig({ DRIVE_LIST_WORKERS: "3" }).listWorkers, 3);
+  assert.equal(readConfig({}).listConcurrency, 2);
+  assert.throws(() => readConfig({ DRIVE_LIST_CONCURRENCY: "0" }), /DRIVE_LIST_CONCURRENCY/);
+});
+
+Deno.test("the pool builds at most its share of listings at once; the rest wait their turn", async () => {
+  const pool = openListPool(":memory:", 0, 2);
+  let building = 0;
+  let most = 0;
+  const gates: (() => void)[] = [];
+  const answers = Array.from({ length: 6 }, (_, i) =>
+    pool.run(listingOf(), async () => {
+      building++;
+      most = Math.max(most, building);
+      await new Promise<void>((open) => gates.push(open));
+      building--;
+      return enc(`answer ${i}`);
+    }));
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(pool.counts(), { building: 2, waiting: 4 });
+  // Each finished listing lets one waiting listing start.
+  while (gates.length > 0) {
+    gates.shift()!();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const texts = (await Promise.all(answers)).map((a) => new TextDecoder().decode(a));
+  assert.deepEqual(texts, [0, 1, 2, 3, 4, 5].map((i) => `answer ${i}`));
+  assert.equal(most, 2);
+  assert.deepEqual(pool.counts(), { building: 0, waiting: 0 });
 });
 
 Deno.test("a listing worker that cannot work hands the listing back to the main thread", async () => {
   const dir = await Deno.makeTempDir({ prefix: "list-worker-bad-" });
   // A KV path the worker cannot open: inside a regular file.
   await Deno.writeTextFile(`${dir}/not-a-dir`, "x");
-  const pool = openListPool(`${dir}/not-a-dir/drive.kv`, 1)!;
+  const pool = openListPool(`${dir}/not-a-dir/drive.kv`, 1, 2);
   try {
-    const listing = {
-      adapter: {
-        name: "a",
-        userSeq: 1,
-        folderSeq: null,
-        operations: [],
-        readOnly: true,
-        createdAt: 0,
-        disabled: false,
-      },
-      ownerSeq: 1,
-      parentRs: null,
-      dirPath: "",
-      maxDocBytes: 1024,
-    } as unknown as Parameters<typeof pool.run>[0];
+    const listing = listingOf();
     let fellBack = 0;
     const answer = await pool.run(listing, () => {
       fellBack++;

@@ -105,7 +105,7 @@ Deno.test("deno.runtime.lock pins exactly the server's packages and no test-only
   for (const testOnly of TEST_ONLY) assert.equal(locked.has(testOnly), false, testOnly);
   for (const used of await runtimePackages()) assert.ok(locked.has(used), used);
   const tasks = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))).tasks;
-  for (const task of ["start", "dev", "admin"]) {
+  for (const task of ["start", "start:small", "dev", "admin"]) {
     assert.match(tasks[task], /--lock=deno\.runtime\.lock --frozen/, task);
   }
 });

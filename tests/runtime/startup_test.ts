@@ -51,3 +51,29 @@ Deno.test("a busy port: one line naming the port and PORT, exit code 3, no stack
     taken.close();
   }
 });
+
+Deno.test("`deno task start:small` serves with V8's heap capped (docs/operations.md)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "drive-small-" });
+  const heapLimit = async (url: string) => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    return Number(/^deno_memory_heap_bytes\{kind="limit"\} (\d+)$/m.exec(text)?.[1]);
+  };
+  try {
+    const small = await startMain({ DRIVE_DATA_DIR: dir }, { task: "start:small" });
+    const plain = await startMain({ DRIVE_DATA_DIR: `${dir}/plain` });
+    try {
+      const res = await fetch(`${small.url}/healthz`);
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+      // 64 MiB of old space plus the young generation; V8's own default here is gigabytes.
+      const capped = await heapLimit(small.url);
+      assert.ok(capped >= 64 * 2 ** 20 && capped < 80 * 2 ** 20, `limit ${capped}`);
+      assert.ok((await heapLimit(plain.url)) > 512 * 2 ** 20);
+    } finally {
+      await small.stop();
+      await plain.stop();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
