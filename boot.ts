@@ -24,6 +24,7 @@ import { removeExpiredUploads } from "./kv/tree/uploads.ts";
 import { repeatEvery } from "./lib/repeat.ts";
 import { scheduleRetention } from "./kv/lifecycle/retention.ts";
 import { openListPool } from "./provider/list_pool.ts";
+import pLimit from "p-limit";
 import { LOCK_SWEEP_MS, releaseExpiredLocks } from "./kv/tree/locks.ts";
 
 /**
@@ -86,11 +87,14 @@ export async function boot(config: Config): Promise<Service> {
     await clearAbandonedWrites(blobs, { dryRun: false });
     const adminToken = await initAdminToken(kv, config.adminToken);
     for (const task of STARTUP_TASKS) await task(kv);
+    // Large listings built a few at once on this thread (drive pages, provider `list`).
+    const listingTurns = pLimit(config.listConcurrency);
     // This process's resource ids: blocks reserved in KV, so creates share no hot key.
     const deps: Deps = {
       kv,
       blobs,
       config,
+      listingTurns,
       ids: openIdAllocator(kv),
       // Users and tenants behind keys and adapters, checked per request against one epoch key.
       identity: openIdentityCache(kv),
@@ -133,7 +137,7 @@ export async function boot(config: Config): Promise<Service> {
     // One registry per service: two services in one process (tests) count apart.
     const metrics = createMetrics(blobs);
     // Provider `list` answers: how many at once, and on worker threads beside this one (KV file).
-    const lists = openListPool(config.kvPath, config.listWorkers, config.listConcurrency);
+    const lists = openListPool(config.kvPath, config.listWorkers, listingTurns);
     metrics.countListingsWith(lists.counts);
     return {
       ...deps,

@@ -74,8 +74,9 @@ export interface Config {
    */
   listWorkers: number;
   /**
-   * DRIVE_LIST_CONCURRENCY: provider `list` answers built at once per thread that builds them
-   * (the main thread, or each listing worker); later ones wait their turn (provider/list_pool.ts).
+   * DRIVE_LIST_CONCURRENCY: large listings (provider `list` answers, drive API folder and trash
+   * pages) built at once per thread that builds them (the main thread, or each listing worker);
+   * later ones wait their turn (Deps.listingTurns, provider/list_pool.ts).
    */
   listConcurrency: number;
 }

@@ -1,3 +1,4 @@
+import type { LimitFunction } from "p-limit";
 import type { BlobStore } from "../blobs/store.ts";
 import type { Config } from "../config.ts";
 import type { IdAllocator } from "./db.ts";
@@ -23,6 +24,13 @@ export interface Deps {
    * domain tests, where every fact is read from KV.
    */
   identity?: FactCache;
+  /**
+   * Turns for building large listings on this thread: a drive API folder or trash page (up to
+   * 1,000 entries) and a provider `list` answer each wait for one. A few build at once and the
+   * rest queue, so the memory a listing load takes does not grow with its number of clients
+   * (boot: p-limit of DRIVE_LIST_CONCURRENCY; provider/list_pool.ts). Absent in domain tests.
+   */
+  listingTurns?: LimitFunction;
 }
 
 /**

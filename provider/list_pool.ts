@@ -17,7 +17,7 @@
  * never fails a listing: the main thread answers it, the failure is logged, and a dead worker's
  * slot starts a new one with the next listing.
  */
-import pLimit from "p-limit";
+import pLimit, { type LimitFunction } from "p-limit";
 import { kvLocation } from "../config.ts";
 import type { DirectoryListing } from "./entries.ts";
 import { ProviderError } from "./responses.ts";
@@ -34,7 +34,10 @@ export interface ListPool {
     listing: DirectoryListing,
     inThread: () => Promise<Uint8Array<ArrayBuffer>>,
   ): Promise<Uint8Array<ArrayBuffer>>;
-  /** Listings being built now, and waiting for their turn (the metrics read these). */
+  /**
+   * Listings being built now, and waiting for their turn (the metrics read these): this
+   * thread's turns, which the drive API's listings share, and the workers'.
+   */
   counts(): { building: number; waiting: number };
   close(): void;
 }
@@ -50,12 +53,13 @@ export type ListAnswer =
   | { id: number; ok: false; status: number; message: string };
 
 /**
- * The service's pool: `perThread` listings at once on each building thread. Workers only over a
- * KV file; with none (or another store) every answer is built in-thread.
+ * The service's pool. `mainTurns` are this thread's listing turns (`Deps.listingTurns`, shared
+ * with the drive API's listings); each worker gets as many. Workers only over a KV file; with
+ * none (or another store) every answer is built in-thread, in one of `mainTurns`.
  */
-export function openListPool(kvPath: string, workers: number, perThread: number): ListPool {
-  if (workers <= 0 || kvLocation(kvPath) !== "file") return inThreadPool(perThread);
-  const turns = pLimit(perThread * workers);
+export function openListPool(kvPath: string, workers: number, mainTurns: LimitFunction): ListPool {
+  if (workers <= 0 || kvLocation(kvPath) !== "file") return inThreadPool(mainTurns);
+  const turns = pLimit(mainTurns.concurrency * workers);
   const pending = new Map<number, {
     resolve(bytes: Uint8Array<ArrayBuffer>): void;
     reject(err: unknown): void;
@@ -116,7 +120,10 @@ export function openListPool(kvPath: string, workers: number, perThread: number)
 
   return {
     run: (listing, inThread) => turns(() => onWorker(listing, inThread)),
-    counts: () => ({ building: turns.activeCount, waiting: turns.pendingCount }),
+    counts: () => ({
+      building: turns.activeCount + mainTurns.activeCount,
+      waiting: turns.pendingCount + mainTurns.pendingCount,
+    }),
     close() {
       closed = true;
       for (const w of slots) w?.terminate();
@@ -126,9 +133,8 @@ export function openListPool(kvPath: string, workers: number, perThread: number)
   };
 }
 
-/** No workers: each answer built on this thread, `perThread` at once. */
-function inThreadPool(perThread: number): ListPool {
-  const turns = pLimit(perThread);
+/** No workers: each answer built on this thread, in one of its turns. */
+function inThreadPool(turns: LimitFunction): ListPool {
   return {
     run: (_listing, inThread) => turns(inThread),
     counts: () => ({ building: turns.activeCount, waiting: turns.pendingCount }),

@@ -15,6 +15,7 @@ import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import { errorResponses, jsonOk, newOpenApiApp, optionalSeq, queryParam } from "../http/openapi.ts";
 import { decodeCursor, encodeCursor, PageQuery } from "../http/cursor.ts";
+import { inListingTurn } from "../http/listing_turn.ts";
 import {
   PermissionsSchema,
   ResourceItemSchema,
@@ -117,21 +118,24 @@ export function resourcesApi(d: Deps) {
       ownerSeq = access.resource.ownerSeq;
       permissions = access.permissions;
     }
-    const parentRs = q.pfs ?? null;
-    const binding = `list:${ownerSeq}:${parentRs ?? 0}:${q.sb}:${q.so}`;
-    const page = await listChildren(d.kv, ownerSeq, parentRs, {
-      sort: q.sb,
-      order: q.so,
-      limit: q.ps,
-      cursor: decodeCursor(binding, q.cursor),
+    // Authorized first: a request that will be refused never waits for a turn.
+    return await inListingTurn(d, async () => {
+      const parentRs = q.pfs ?? null;
+      const binding = `list:${ownerSeq}:${parentRs ?? 0}:${q.sb}:${q.so}`;
+      const page = await listChildren(d.kv, ownerSeq, parentRs, {
+        sort: q.sb,
+        order: q.so,
+        limit: q.ps,
+        cursor: decodeCursor(binding, q.cursor),
+      });
+      return ok(c, {
+        parentSeq: parentRs,
+        ownerSeq,
+        permissions: { ...permissions },
+        items: page.items.map((r) => toResourceItem(r)),
+        nextCursor: encodeCursor(binding, page.cursor),
+      }, 200);
     });
-    return ok(c, {
-      parentSeq: parentRs,
-      ownerSeq,
-      permissions: { ...permissions },
-      items: page.items.map((r) => toResourceItem(r)),
-      nextCursor: encodeCursor(binding, page.cursor),
-    }, 200);
   });
 
   app.openapi(metadataRoute, async (c) => {

@@ -8,6 +8,7 @@ import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import { errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
 import { decodeCursor, encodeCursor, PageQuery } from "../http/cursor.ts";
+import { inListingTurn } from "../http/listing_turn.ts";
 import { ResourceItemSchema, RsParams, toResourceItem } from "../http/schemas.ts";
 
 const TrashItemSchema = ResourceItemSchema.extend({
@@ -75,18 +76,20 @@ export function trashApi(d: Deps) {
     const q = c.req.valid("query");
     const caller = c.get("caller");
     const binding = `trash:${caller.userSeq}`;
-    const page = await listTrash(d.kv, caller.userSeq, {
-      limit: q.ps,
-      cursor: decodeCursor(binding, q.cursor),
+    return await inListingTurn(d, async () => {
+      const page = await listTrash(d.kv, caller.userSeq, {
+        limit: q.ps,
+        cursor: decodeCursor(binding, q.cursor),
+      });
+      return ok(c, {
+        // An item restored between the index read and the record read is no longer listed.
+        items: page.items.filter((r) => r.trashedAt !== null).map((r) => ({
+          ...toResourceItem(r),
+          trashedAt: toIso(r.trashedAt!),
+        })),
+        nextCursor: encodeCursor(binding, page.cursor),
+      }, 200);
     });
-    return ok(c, {
-      // An item restored between the index read and the record read is no longer listed.
-      items: page.items.filter((r) => r.trashedAt !== null).map((r) => ({
-        ...toResourceItem(r),
-        trashedAt: toIso(r.trashedAt!),
-      })),
-      nextCursor: encodeCursor(binding, page.cursor),
-    }, 200);
   });
 
   app.openapi(restoreRoute, async (c) => {

@@ -45,7 +45,7 @@ export interface Metrics {
   record(sample: RequestSample): void;
   /** Where the open-connection gauge reads from; the server is made after the app. */
   countConnectionsWith(source: () => number): void;
-  /** Where the provider listing gauge reads from (provider/list_pool.ts). */
+  /** Where the listing gauge reads from (provider/list_pool.ts, with the drive's turns). */
   countListingsWith(source: () => { building: number; waiting: number }): void;
 }
 
@@ -130,8 +130,9 @@ export function createMetrics(blobs: BlobStore): Metrics {
   });
   let listingSource = () => ({ building: 0, waiting: 0 });
   new Gauge({
-    name: "drive_provider_listings",
-    help: "Provider list answers being built now, and waiting for their turn (state).",
+    name: "drive_listings",
+    help:
+      "Large listings (drive API folder and trash pages, provider list answers) being built now, and waiting for their turn (state).",
     labelNames: ["state"] as const,
     registers,
     collect() {

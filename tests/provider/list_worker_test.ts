@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { readConfig } from "../../config.ts";
+import pLimit from "p-limit";
 import { openListPool } from "../../provider/list_pool.ts";
 import type { DirectoryListing } from "../../provider/entries.ts";
 import { startTestServer, withServer } from "../helpers/server.ts";
@@ -112,12 +113,12 @@ Deno.test("a refusal thrown on a listing worker answers as it would in-thread (4
 Deno.test("listing workers run only over a KV file and when asked for", async () => {
   // Without workers the pool builds every answer with `inThread`: never on a worker.
   for (const [kvPath, workers] of [[":memory:", 2], ["https://kv.example/db", 2], ["/x.kv", 0]]) {
-    const pool = openListPool(kvPath as string, workers as number, 2);
+    const pool = openListPool(kvPath as string, workers as number, pLimit(2));
     const answer = await pool.run(listingOf(), () => Promise.resolve(enc("in-thread")));
     assert.equal(new TextDecoder().decode(answer), "in-thread");
     pool.close();
   }
-  const pool = openListPool("/tmp/x.kv", 1, 2);
+  const pool = openListPool("/tmp/x.kv", 1, pLimit(2));
   pool.close(); // Never started: nothing to stop, and no listing is pending.
   assert.equal(readConfig({}).listWorkers, 0);
   assert.equal(readConfig({ DRIVE_LIST_WORKERS: "3" }).listWorkers, 3);
@@ -126,7 +127,7 @@ Deno.test("listing workers run only over a KV file and when asked for", async ()
 });
 
 Deno.test("the pool builds at most its share of listings at once; the rest wait their turn", async () => {
-  const pool = openListPool(":memory:", 0, 2);
+  const pool = openListPool(":memory:", 0, pLimit(2));
   let building = 0;
   let most = 0;
   const gates: (() => void)[] = [];
@@ -155,7 +156,7 @@ Deno.test("a listing worker that cannot work hands the listing back to the main 
   const dir = await Deno.makeTempDir({ prefix: "list-worker-bad-" });
   // A KV path the worker cannot open: inside a regular file.
   await Deno.writeTextFile(`${dir}/not-a-dir`, "x");
-  const pool = openListPool(`${dir}/not-a-dir/drive.kv`, 1, 2);
+  const pool = openListPool(`${dir}/not-a-dir/drive.kv`, 1, pLimit(2));
   try {
     const listing = listingOf();
     let fellBack = 0;

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createMetrics } from "../../api/ops/metrics.ts";
 import type { BlobStore } from "../../blobs/store.ts";
 import type { DirectoryListing } from "../../provider/entries.ts";
+import pLimit from "p-limit";
 import { openListPool } from "../../provider/list_pool.ts";
 import { commit, commitWithRetry, CONFLICT, observeCommits } from "../../kv/db.ts";
 import { seqKey } from "../../kv/keys.ts";
@@ -88,15 +89,15 @@ Deno.test("requests, latency, bytes, provider operations, blobs, connections and
     assert.ok(sample(after, "process_resident_memory_bytes") > 1_000_000);
     assert.ok(sample(after, 'deno_memory_heap_bytes{kind="used"}') > 0);
     // boot() feeds the listing gauge from the service's listing pool: nothing building now.
-    assert.match(after, /^drive_provider_listings\{state="waiting"\} 0$/m);
+    assert.match(after, /^drive_listings\{state="waiting"\} 0$/m);
   });
 });
 
-Deno.test("provider listings building and waiting for their turn are gauged", async () => {
+Deno.test("listings building and waiting for their turn are gauged", async () => {
   const metrics = createMetrics(
     { kind: "kv", list: async function* () {} } as unknown as BlobStore,
   );
-  const pool = openListPool(":memory:", 0, 1);
+  const pool = openListPool(":memory:", 0, pLimit(1));
   metrics.countListingsWith(pool.counts);
   let finish = () => {};
   const held = new Promise<void>((open) => (finish = open));
@@ -109,12 +110,12 @@ Deno.test("provider listings building and waiting for their turn are gauged", as
   );
   await new Promise((r) => setTimeout(r, 10));
   const text = await metrics.registry.metrics();
-  assert.equal(sample(text, 'drive_provider_listings{state="building"}'), 1);
-  assert.equal(sample(text, 'drive_provider_listings{state="waiting"}'), 2);
+  assert.equal(sample(text, 'drive_listings{state="building"}'), 1);
+  assert.equal(sample(text, 'drive_listings{state="waiting"}'), 2);
   finish();
   await Promise.all(answers);
   assert.equal(
-    sample(await metrics.registry.metrics(), 'drive_provider_listings{state="waiting"}'),
+    sample(await metrics.registry.metrics(), 'drive_listings{state="waiting"}'),
     0,
   );
 });
