@@ -8,7 +8,7 @@
  *   deno run -A bench/drive_list_load.ts [--clients 128] [--before <dir>]
  */
 import { AdminClient } from "../tests/helpers/admin.ts";
-import { ADMIN_TOKEN, freePort, peakRssMiB, rate, resetPeak, waitFor } from "./lib.ts";
+import { ADMIN_TOKEN, freePort, mainEnv, peakRssMiB, rate, resetPeak, waitFor } from "./lib.ts";
 
 const arg = (name: string) => {
   const i = Deno.args.indexOf(name);
@@ -24,14 +24,7 @@ async function measure(label: string, cwd: string) {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "main.ts"],
     cwd,
-    env: {
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DRIVE_DATA_DIR: dataDir,
-      DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
-      DRIVE_PUBLIC_URL: url,
-      DRIVE_LOG_LEVEL: "error",
-    },
+    env: mainEnv(port, dataDir),
     stdout: "null",
     stderr: "inherit",
   }).spawn();

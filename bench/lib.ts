@@ -214,3 +214,15 @@ export function recordValue(i: number, name = `file-${i}.txt`) {
     trashedAt: null,
   };
 }
+
+/** The environment a bench gives `main.ts` on `port`, with its data in `dataDir`. */
+export function mainEnv(port: number, dataDir: string): Record<string, string> {
+  return {
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DRIVE_DATA_DIR: dataDir,
+    DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
+    DRIVE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DRIVE_LOG_LEVEL: "error",
+  };
+}

@@ -25,6 +25,7 @@ import {
   ADMIN_TOKEN,
   currentRssMiB,
   freePort,
+  mainEnv,
   median,
   peakRssMiB,
   rate,
@@ -85,15 +86,7 @@ async function startServer(
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ...flags, "main.ts"],
     cwd,
-    env: {
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DRIVE_DATA_DIR: dataDir,
-      DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
-      DRIVE_PUBLIC_URL: url,
-      DRIVE_LOG_LEVEL: "error",
-      ...extraEnv,
-    },
+    env: { ...mainEnv(port, dataDir), ...extraEnv },
     stdout: "null",
     stderr: "inherit",
   }).spawn();
