@@ -4,9 +4,10 @@
  * A `list` of 1,000 entries is mostly V8 turning the folder's records from KV into objects, then
  * into JSON: a few MiB of short-lived objects per answer. Sixteen clients listing at once, each
  * answer built as soon as it arrives, keep sixteen answers' objects alive across the KV reads
- * and V8 grows its heap to hold them. The pool admits `perThread` listings per building thread
- * and queues the rest (p-limit): 16 clients then hold two answers' objects, not sixteen, and the
- * process peaks ~25 MiB lower at the same or better rate (docs/benchmarks.md, "Fifth pass").
+ * and V8 grows its heap to hold them. The pool admits `DRIVE_LIST_CONCURRENCY` listings per
+ * building thread and queues the rest (p-limit; on the main thread these are `Deps.listingTurns`,
+ * shared with the drive API's pages): 128 clients then peak where 16 do (277 MiB against 502-534
+ * before), at the same or a better rate (docs/benchmarks.md, "Fifth pass").
  *
  * Listing workers (`DRIVE_LIST_WORKERS`): a Deno process runs all of its JavaScript on one
  * thread, so the pool can hand the build to worker threads, each with its own handle on the same
@@ -120,10 +121,13 @@ export function openListPool(kvPath: string, workers: number, mainTurns: LimitFu
 
   return {
     run: (listing, inThread) => turns(() => onWorker(listing, inThread)),
-    counts: () => ({
-      building: turns.activeCount + mainTurns.activeCount,
-      waiting: turns.pendingCount + mainTurns.pendingCount,
-    }),
+    counts: () => {
+      const [main, workers] = [countsOf(mainTurns), countsOf(turns)];
+      return {
+        building: main.building + workers.building,
+        waiting: main.waiting + workers.waiting,
+      };
+    },
     close() {
       closed = true;
       for (const w of slots) w?.terminate();
@@ -137,7 +141,12 @@ export function openListPool(kvPath: string, workers: number, mainTurns: LimitFu
 function inThreadPool(turns: LimitFunction): ListPool {
   return {
     run: (_listing, inThread) => turns(inThread),
-    counts: () => ({ building: turns.activeCount, waiting: turns.pendingCount }),
+    counts: () => countsOf(turns),
     close() {},
   };
 }
+
+const countsOf = (turns: LimitFunction) => ({
+  building: turns.activeCount,
+  waiting: turns.pendingCount,
+});

@@ -20,7 +20,10 @@ export interface MainProcess {
   kill(): Promise<void>;
 }
 
-/** `task`: start it as that deno.json task does (its flags and environment) instead. */
+/**
+ * `task`: start it as that deno.json task does (its flags and environment) instead. The task
+ * runner passes SIGTERM on (`stop`); `kill` would end the runner and leave the server running.
+ */
 export async function startMain(
   env: Record<string, string>,
   { task }: { task?: string } = {},
