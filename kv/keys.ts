@@ -237,17 +237,17 @@ export const FAMILIES = {
 
   // ------------------------------------------------------------ provider
   adapter: {
-    owner: "provider/state/adapters.ts",
+    owner: "kv/adapters/adapters.ts",
     shape: "[adapter, name]",
     value: "StoredAdapter",
   },
   adapter_secrets_key: {
-    owner: "provider/state/adapters.ts",
+    owner: "kv/adapters/adapters.ts",
     shape: "[adapter_secrets_key]",
     value: "base64 key (legacy: no longer written; see docs/provider.md, secret storage)",
   },
   provider_jti: {
-    owner: "provider/state/replay.ts",
+    owner: "kv/adapters/replay.ts",
     shape: "[provider_jti, adapterName, jti]",
     value: "{ exp } (expireIn until exp)",
   },

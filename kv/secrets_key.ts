@@ -1,5 +1,5 @@
 /**
- * The key that seals adapter secrets at rest (AES-256-GCM, provider/state/adapters.ts). boot()
+ * The key that seals adapter secrets at rest (AES-256-GCM, kv/adapters/adapters.ts). boot()
  * opens one per service and hands it down in Deps, so no module keeps a cache of its own. Where
  * the key comes from follows the storage mode (config.ts `kvLocation`, `usesDataDir`):
  * - DRIVE_SECRETS_KEY when set (required with a remote KV: readConfig refuses to start without

@@ -3,7 +3,7 @@
  * sealed with AES-256-GCM under the service's secrets key (kv/secrets_key.ts). The additional
  * data binds a sealed value to what owns it, so a sealed secret copied onto another record does
  * not open. Webhook signing secrets (kv/events/webhooks.ts) and adapter secrets
- * (provider/state/adapters.ts) use it.
+ * (kv/adapters/adapters.ts) use it.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { Buffer } from "node:buffer";

@@ -2,7 +2,7 @@
  * Entry objects of `info` and `list`, built from the same resources and lock records the drive
  * API shows. Exactly the spec's fields, nothing else.
  */
-import type { Adapter } from "./state/adapters.ts";
+import type { Adapter } from "../kv/adapters/adapters.ts";
 import { getLock, isLive, liveLocksAmong, type Lock } from "../kv/tree/locks.ts";
 import { iterateChildren, type Resource, toIso } from "../kv/tree/resources.ts";
 import { MAX_LIST_ENTRIES, MAX_PATH_CHARS } from "./limits.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { childEntriesJson, entryOf } from "./entries.ts";
 import { MAX_PATH_CHARS } from "./limits.ts";
 import { ProviderError } from "./responses.ts";
-import type { Adapter } from "./state/adapters.ts";
+import type { Adapter } from "../kv/adapters/adapters.ts";
 import type { Lock } from "../kv/tree/locks.ts";
 import type { Resource } from "../kv/tree/resources.ts";
 

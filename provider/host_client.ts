@@ -16,7 +16,7 @@ import {
   MAX_RESULT_TEXT_BYTES,
 } from "./limits.ts";
 import { encodeProviderPath, OPERATION_METHOD, PROVIDER_BASE, segmentProblem } from "./paths.ts";
-import type { Operation } from "./state/operations.ts";
+import type { Operation } from "../kv/adapters/operations.ts";
 import { UNSUPPORTED_CODE } from "./responses.ts";
 import { parseStrictJson } from "./strict_json.ts";
 import { sha256Hex } from "../lib/secrets.ts";

@@ -3,8 +3,8 @@
  * under the adapter's root and every change goes through the same kv/ operations the drive API
  * uses (createFolder, storeNewFile/putContent, renameResource, trashResource, the lock record).
  */
-import type { Adapter } from "./state/adapters.ts";
-import type { OptionalOperation } from "./state/operations.ts";
+import type { Adapter } from "../kv/adapters/adapters.ts";
+import type { OptionalOperation } from "../kv/adapters/operations.ts";
 import { type Action, authorizeResourceAccess, type Caller } from "../kv/sharing/authorize.ts";
 import type { Deps } from "../kv/deps.ts";
 import { fail, isDriveError } from "../kv/errors.ts";

@@ -12,7 +12,7 @@ import {
   validateName,
 } from "../kv/tree/resources.ts";
 import { MAX_NAME_CHARS, MAX_PATH_CHARS } from "./limits.ts";
-import { type Operation, OPERATIONS } from "./state/operations.ts";
+import { type Operation, OPERATIONS } from "../kv/adapters/operations.ts";
 
 export const PROVIDER_BASE = "/doc-storage/v1";
 

@@ -4,7 +4,7 @@
  * Content-Length; nothing is ever compressed or chunked.
  */
 import { BlobNotFoundError } from "../blobs/store.ts";
-import type { OptionalOperation } from "./state/operations.ts";
+import type { OptionalOperation } from "../kv/adapters/operations.ts";
 import { DriveError, type ErrorCode } from "../kv/errors.ts";
 import { getLogger } from "@logtape/logtape";
 

@@ -17,10 +17,10 @@
  */
 import { createHash } from "node:crypto";
 import { type BlobInfo, BlobSizeMismatchError, BlobTooLargeError } from "../blobs/store.ts";
-import { type Adapter, loadAdapterWithSecret } from "./state/adapters.ts";
+import { type Adapter, loadAdapterWithSecret } from "../kv/adapters/adapters.ts";
 import type { Deps } from "../kv/deps.ts";
 import type { ReadAhead } from "./read_ahead.ts";
-import { recordJti } from "./state/replay.ts";
+import { recordJti } from "../kv/adapters/replay.ts";
 import { isObject, JWT_AUD, JWT_ISS, type RequestClaims, verifyJwtSignature } from "./jwt.ts";
 import { MAX_JSON_REQUEST_BYTES, MAX_JWT_BYTES, MAX_JWT_LIFETIME_S } from "./limits.ts";
 import {

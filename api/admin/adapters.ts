@@ -14,7 +14,7 @@ import {
   loadAdapterWithSecret,
   requireAdapter,
   rotateAdapterSecret,
-} from "../../provider/state/adapters.ts";
+} from "../../kv/adapters/adapters.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import { normalizeBaseUrl, ProviderHostClient } from "../../provider/host_client.ts";

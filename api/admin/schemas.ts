@@ -9,8 +9,8 @@
  */
 import { z } from "zod";
 import { SHARE_PERMISSIONS } from "../../kv/identity/tenants.ts";
-import { ADAPTER_NAME_PATTERN } from "../../provider/state/adapters.ts";
-import { OPTIONAL_OPERATIONS } from "../../provider/state/operations.ts";
+import { ADAPTER_NAME_PATTERN } from "../../kv/adapters/adapters.ts";
+import { OPTIONAL_OPERATIONS } from "../../kv/adapters/operations.ts";
 import { ShareTypeSchema } from "../http/schemas.ts";
 import type { ErrorCode } from "../../kv/errors.ts";
 import { errorResponsesWith, queryParam } from "../http/openapi.ts";

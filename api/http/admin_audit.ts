@@ -16,7 +16,7 @@ import { getUser } from "../../kv/identity/users.ts";
 import { getResource } from "../../kv/tree/resources.ts";
 import { getShare } from "../../kv/sharing/shares.ts";
 import { requireWebhook } from "../../kv/events/webhooks.ts";
-import { getAdapter } from "../../provider/state/adapters.ts";
+import { getAdapter } from "../../kv/adapters/adapters.ts";
 
 /** Small facts of an admin action (ids, names, numbers): the entry's `detail`. */
 export type AuditFacts = Record<string, string | number | boolean | null>;

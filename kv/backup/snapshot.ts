@@ -183,7 +183,7 @@ async function verifiedScan(kv: Deno.Kv): Promise<Snapshot> {
  */
 const EXPIRY_FROM_VALUE: ReadonlyMap<Deno.KvKeyPart, (v: Record<string, number>) => number | null> =
   new Map([
-    // provider/state/replay.ts: until the JWT's exp, plus its second of slack.
+    // kv/adapters/replay.ts: until the JWT's exp, plus its second of slack.
     [jtiKey("", "")[0], (v) => v.exp * 1000 + 1000],
     // kv/tree/locks.ts: a lease's end plus its minute of slack; provider locks never expire.
     [lockKey()[0], (v) => (typeof v.expiresAt === "number" ? v.expiresAt + 60_000 : null)],

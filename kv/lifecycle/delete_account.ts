@@ -37,7 +37,7 @@ import { listVersions, type Resource } from "../tree/resources.ts";
 import { searchKeyCount } from "../tree/search_index.ts";
 import { deleteBlobs, dropPurgeMarker, dropResource, shedVersions } from "../tree/trash.ts";
 import { chargeUsage, dropUsage, readUsageEntry } from "../tree/usage.ts";
-import { deleteAdapter, listAdapters } from "../../provider/state/adapters.ts";
+import { deleteAdapter, listAdapters } from "../adapters/adapters.ts";
 import { dropJob, getJob, recordJob } from "./jobs.ts";
 import { firstOwned } from "./owned.ts";
 

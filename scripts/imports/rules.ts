@@ -27,8 +27,6 @@ export const PLACEMENT_RULES: readonly { glob: string; placement: Placement; why
   { glob: "app.ts", placement: "composition", why: "mounts the HTTP areas" },
   { glob: "serve.ts", placement: "composition", why: "serves the app with connection limits" },
   { glob: "cli/**", placement: "composition", why: "the admin CLI: opens the stores like boot" },
-  // provider/state holds provider state the domain owns; it must come before provider/**.
-  { glob: "provider/state/**", placement: "domain", why: "provider adapters and replay store" },
   // Edges speak a protocol (HTTP APIs, the storage provider protocol, the browser console).
   {
     glob: "api/ops/**",
@@ -39,6 +37,7 @@ export const PLACEMENT_RULES: readonly { glob: string; placement: Placement; why
   { glob: "provider/**", placement: "edges", why: "storage provider protocol edge" },
   { glob: "ui/**", placement: "edges", why: "browser code and its build" },
   // The domain: what the service knows about identities, the file tree and sharing.
+  { glob: "kv/adapters/**", placement: "domain", why: "provider adapters and the jti replay store" },
   { glob: "kv/identity/**", placement: "domain", why: "tenants, users, API keys, admin token" },
   { glob: "kv/tree/**", placement: "domain", why: "resources, locks, usage, trash, templates" },
   { glob: "kv/sharing/**", placement: "domain", why: "shares, share links, notifications" },

@@ -31,8 +31,8 @@ Deno.test("a clean layered graph has no violations and says so", () => {
     "app.ts": ["api/external/index.ts", "provider/routes.ts"],
     "api/external/index.ts": ["api/external/files.ts", "api/http/envelope.ts"],
     "api/external/files.ts": ["kv/tree/drive.ts", "api/http/envelope.ts"],
-    "api/admin/adapters.ts": ["provider/host_client.ts", "provider/state/adapters.ts"],
-    "provider/routes.ts": ["provider/state/adapters.ts", "type:kv/deps.ts"],
+    "api/admin/adapters.ts": ["provider/host_client.ts", "kv/adapters/adapters.ts"],
+    "provider/routes.ts": ["kv/adapters/adapters.ts", "type:kv/deps.ts"],
     "kv/tree/drive.ts": ["kv/sharing/shares.ts", "kv/db.ts", "lib/mime.ts"],
     "kv/sharing/shares.ts": ["kv/identity/users.ts", "kv/errors.ts"],
     "blobs/kv.ts": ["kv/db.ts"],
@@ -138,10 +138,10 @@ Deno.test("an import up the layers is reported with both layers", () => {
 });
 
 Deno.test("provider state is domain: the provider edge may use it, it may not use the edge", () => {
-  assert.deepEqual(placementOf("provider/state/adapters.ts"), "domain");
+  assert.deepEqual(placementOf("kv/adapters/adapters.ts"), "domain");
   assert.deepEqual(placementOf("provider/routes.ts"), "edges");
-  assert.deepEqual(linesOf({ "provider/state/replay.ts": ["provider/jwt.ts"] }), [
-    "upward: provider/state/replay.ts imports provider/jwt.ts (domain → edges)",
+  assert.deepEqual(linesOf({ "kv/adapters/replay.ts": ["provider/jwt.ts"] }), [
+    "upward: kv/adapters/replay.ts imports provider/jwt.ts (domain → edges)",
   ]);
 });
 

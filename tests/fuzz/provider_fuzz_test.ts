@@ -37,7 +37,7 @@ import {
 import { pct } from "./requests.ts";
 import { makeWorld, type World } from "./world.ts";
 import { OPERATION_METHOD } from "../../provider/paths.ts";
-import { OPERATIONS } from "../../provider/state/operations.ts";
+import { OPERATIONS } from "../../kv/adapters/operations.ts";
 
 // The protocol's operations and methods as the server declares them: the fuzzer's point is what
 // the server does with them, not to pin the list (tests/provider/ does that).

@@ -4,7 +4,7 @@
  * rest, and the connection test against this server and against a misbehaving provider.
  */
 import assert from "node:assert/strict";
-import { OPTIONAL_OPERATIONS } from "../../provider/state/operations.ts";
+import { OPTIONAL_OPERATIONS } from "../../kv/adapters/operations.ts";
 import { withServer } from "../helpers/server.ts";
 import { newProviderAdapter, providerRawRequest } from "../helpers/provider.ts";
 

@@ -7,16 +7,16 @@
  * DRIVE_SECRETS_KEY, else DATA_DIR/secrets.key; see docs/provider.md). It is returned only when
  * created or rotated.
  */
-import { releaseAdapterLocks } from "../../kv/tree/locks.ts";
+import { releaseAdapterLocks } from "../tree/locks.ts";
 import { openText, type SealedText, sealingKeyId, sealText } from "../../lib/sealed.ts";
-import { commit, commitWithRetry, CONFLICT } from "../../kv/db.ts";
-import type { Deps } from "../../kv/deps.ts";
-import { fail } from "../../kv/errors.ts";
-import { loadPath } from "../../kv/tree/resources.ts";
+import { commit, commitWithRetry, CONFLICT } from "../db.ts";
+import type { Deps } from "../deps.ts";
+import { fail } from "../errors.ts";
+import { loadPath } from "../tree/resources.ts";
 import { randomToken } from "../../lib/secrets.ts";
-import { requireUser } from "../../kv/identity/users.ts";
+import { requireUser } from "../identity/users.ts";
 import { OPTIONAL_OPERATIONS, type OptionalOperation } from "./operations.ts";
-import { adapterKey } from "../../kv/keys.ts";
+import { adapterKey } from "../keys.ts";
 
 export const ADAPTER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const MIN_SECRET_BYTES = 32;

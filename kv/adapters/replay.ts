@@ -4,8 +4,8 @@
  *   ["provider_jti", adapterName, jti] -> { exp }   (expireIn until exp)
  * KV deletes expired keys lazily, so a record found after its own `exp` counts as free.
  */
-import { commit, commitWithRetry, CONFLICT } from "../../kv/db.ts";
-import { jtiKey } from "../../kv/keys.ts";
+import { commit, commitWithRetry, CONFLICT } from "../db.ts";
+import { jtiKey } from "../keys.ts";
 
 interface JtiRecord {
   /** Unix seconds, the JWT's exp. */
