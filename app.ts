@@ -10,18 +10,24 @@ import type { AdminTokenCheck } from "./kv/identity/admin_token.ts";
 import type { Deps } from "./kv/deps.ts";
 import { providerApp } from "./provider/routes.ts";
 import type { ListPool } from "./provider/list_pool.ts";
-import { driveLogger } from "./api/ops/logging.ts";
+import { driveLogger } from "./lib/logger.ts";
 import type { Metrics } from "./api/ops/metrics.ts";
 import { requestLog } from "./api/ops/request_log.ts";
 import { opsRoutes } from "./api/ops/routes.ts";
-import { markUnmatched } from "./lib/request_facts.ts";
+import { actorOf, markUnmatched } from "./lib/request_facts.ts";
+import { withRequestScope } from "./lib/request_scope.ts";
 
-export interface AppOptions extends Deps {
+interface AppOptions extends Deps {
   adminToken: AdminTokenCheck;
   /** The service's metrics (api/ops/metrics.ts), made by boot(). */
   metrics: Metrics;
   /** The provider's listing worker, when there is one (provider/list_pool.ts), made by boot(). */
   lists?: ListPool | null;
+  /**
+   * false leaves out the request log (id, log line, request metrics) and opens only the request
+   * scope the event log needs: bench/middleware.ts measures what the log costs. Default true.
+   */
+  requestLog?: boolean;
 }
 
 export function createApp(opts: AppOptions): Hono {
@@ -29,7 +35,9 @@ export function createApp(opts: AppOptions): Hono {
   // First: the request id, the log line and the request metrics cover everything below. It also
   // opens the request scope (lib/request_scope.ts), so events name how the request authenticated
   // (kv/events/actor.ts) and commit races reach the metrics.
-  app.use("*", requestLog(opts.metrics));
+  if (opts.requestLog === false) {
+    app.use("*", (c, next) => withRequestScope({ actorOf: () => actorOf(c) }, next));
+  } else app.use("*", requestLog(opts.metrics));
   app.get("/healthz", (c) => jsonResponse(c, { status: "ok" }, 200));
   app.route("/", opsRoutes(opts, opts.metrics));
   app.route(EXTERNAL_BASE, externalApi(opts));

@@ -1,6 +1,7 @@
 /**
  * The one start-up, shared by main.ts, the tests and the benches: opens KV and the blob store,
- * prepares the admin token, runs the start-up tasks and builds the app. Whatever a server needs
+ * builds the Deps (kv/deps.ts createDeps) with a server's runtime, runs the start-up tasks,
+ * prepares the admin token and builds the app. Whatever a server needs
  * before its first request happens here, so no caller can start a service that skipped a step.
  */
 import type { Hono } from "hono";
@@ -11,10 +12,9 @@ import { openKvBlobStore } from "./blobs/kv.ts";
 import { openWriteLeases } from "./blobs/leases.ts";
 import { type BlobStore, clearAbandonedWrites } from "./blobs/store.ts";
 import { type Config, usesDataDir } from "./config.ts";
-import { openIdAllocator, openKv } from "./kv/db.ts";
-import type { Deps } from "./kv/deps.ts";
-import { openSecretsKey } from "./kv/secrets_key.ts";
-import { initAdminToken } from "./kv/identity/admin_token.ts";
+import { openKv } from "./kv/db.ts";
+import { createDeps, type Deps } from "./kv/deps.ts";
+import { initAdminToken, markAdminTokenShown } from "./kv/identity/admin_token.ts";
 import { openIdentityCache } from "./kv/identity/cache.ts";
 import { runMigrations } from "./kv/migrations/migrations.ts";
 import { openEventLog } from "./kv/events/runtime.ts";
@@ -24,7 +24,6 @@ import { removeExpiredUploads } from "./kv/tree/uploads.ts";
 import { repeatEvery } from "./lib/repeat.ts";
 import { scheduleRetention } from "./kv/lifecycle/retention.ts";
 import { openListPool } from "./provider/list_pool.ts";
-import pLimit from "p-limit";
 import { LOCK_SWEEP_MS, releaseExpiredLocks } from "./kv/tree/locks.ts";
 
 /**
@@ -44,6 +43,10 @@ export interface Service extends Deps {
    */
   generatedAdminToken: string | null;
   adminTokenWithheld: boolean;
+  /** An earlier start generated the stored admin token and never printed it (a failed start). */
+  adminTokenUnshown: boolean;
+  /** Records that `generatedAdminToken` was printed (kv/identity/admin_token.ts). */
+  markAdminTokenShown(): Promise<void>;
   /** This service's metrics (GET /metrics); the server feeds it its open connections. */
   metrics: Metrics;
   /** Stops the background cleanup and closes KV; the caller stops serving first. */
@@ -53,9 +56,9 @@ export interface Service extends Deps {
 /**
  * Opens KV and the blob store as configured, and brings the data to this release's schema
  * (kv/migrations/migrations.ts; a newer schema throws SchemaTooNewError before anything is
- * written). The one way to open them: boot and the admin CLI (cli/) share it.
+ * written). The one way to open them: boot and openStoresAndDeps (the admin CLI) share it.
  */
-export async function openStores(config: Config): Promise<{ kv: Deno.Kv; blobs: BlobStore }> {
+async function openStores(config: Config): Promise<{ kv: Deno.Kv; blobs: BlobStore }> {
   // Deploy mode (remote or :memory: KV with kv blobs) writes nothing to disk.
   if (usesDataDir(config)) await Deno.mkdir(config.dataDir, { recursive: true });
   const kv = await openKv(config.kvPath || undefined);
@@ -76,6 +79,14 @@ export async function openStores(config: Config): Promise<{ kv: Deno.Kv; blobs: 
   }
 }
 
+/**
+ * The stores opened as a server opens them, with Deps over them and no serving runtime: the
+ * admin CLI, the backup tests and benches. The caller closes `kv` when done.
+ */
+export async function openStoresAndDeps(config: Config): Promise<Deps> {
+  return createDeps(config, await openStores(config));
+}
+
 /** How often expired uploads are removed: well within their hours-long expiry. */
 const UPLOAD_CLEANUP_MS = 60_000;
 
@@ -85,27 +96,17 @@ export async function boot(config: Config): Promise<Service> {
     // Leftovers of writes whose process died (whatever a crashed predecessor left once its
     // leases lapsed), then the same every lease expiry period.
     await clearAbandonedWrites(blobs, { dryRun: false });
-    const adminToken = await initAdminToken(kv, config.adminToken);
     for (const task of STARTUP_TASKS) await task(kv);
-    // Large listings built a few at once on this thread (drive pages, provider `list`).
-    const listingTurns = pLimit(config.listConcurrency);
-    // This process's resource ids: blocks reserved in KV, so creates share no hot key.
-    const deps: Deps = {
-      kv,
-      blobs,
-      config,
-      listingTurns,
-      ids: openIdAllocator(kv),
+    const deps = createDeps(config, { kv, blobs }, {
       // Users and tenants behind keys and adapters, checked per request against one epoch key.
       identity: openIdentityCache(kv),
-      secretsKey: openSecretsKey(config),
       // The event log's sequencer and long-poll wake-ups (docs/changes.md). Webhook delivery
       // joins each sequenced batch's commit through `afterSequenced` (kv/events/sequencer.ts).
       events: await openEventLog(kv, {
         retentionDays: config.eventRetentionDays,
         afterSequenced: [webhookFanoutHook(kv)],
       }),
-    };
+    });
     // Webhook fan-outs and attempts from the KV queue, on every process (KV allows one
     // listener per handle; kv/events/webhook_queue.ts). Closing KV ends it.
     listenForWebhooks(deps);
@@ -137,20 +138,25 @@ export async function boot(config: Config): Promise<Service> {
     // One registry per service: two services in one process (tests) count apart.
     const metrics = createMetrics(blobs);
     // Provider `list` answers: how many at once, and on worker threads beside this one (KV file).
-    const lists = openListPool(config.kvPath, config.listWorkers, listingTurns);
+    const lists = openListPool(config.kvPath, config.listWorkers, deps.listingTurns);
     metrics.countListingsWith(lists.counts);
+    // Last, so nothing here can fail once a generated token is stored: the caller prints it
+    // before it listens (main.ts), and a failed start cannot lose it.
+    const adminToken = await initAdminToken(kv, config.adminToken);
     return {
       ...deps,
       app: createApp({ ...deps, adminToken: adminToken.check, metrics, lists }),
       metrics,
       generatedAdminToken: showToken ? adminToken.generated : null,
       adminTokenWithheld: !showToken && adminToken.generated !== null,
+      adminTokenUnshown: adminToken.unshown,
+      markAdminTokenShown: () => markAdminTokenShown(kv),
       close: () => {
         cleanup.stop();
         uploadCleanup.stop();
         lockSweep.stop();
         retention.stop();
-        deps.events?.close();
+        deps.events.close();
         lists.close();
         kv.close();
       },

@@ -1,150 +1,305 @@
-/** Runtime configuration, read once from the environment (see ../shared/spec/runtime-and-admin.md). */
-import { Buffer } from "node:buffer";
-import { type IpRange, parseCidr } from "./lib/ip.ts";
-
-export interface Config {
-  port: number;
-  host: string;
-  dataDir: string;
-  /** Deno.openKv's argument; "" opens Deno Deploy's managed KV. */
-  kvPath: string;
-  blobStore: "fs" | "kv";
-  /** Set only when DRIVE_ADMIN_TOKEN is given; otherwise the token lives hashed in KV. */
-  adminToken: string | null;
-  publicUrl: string;
-  providerMaxDocBytes: number;
-  defaultQuotaBytes: number;
-  officeLockTtlSeconds: number;
-  officeStrictUser: boolean;
-  /** DRIVE_SECRETS_KEY: 32 bytes (base64) encrypting adapter secrets at rest; see docs/provider.md. */
-  secretsKey: Uint8Array | null;
-  /**
-   * Blob writer leases (blobs/leases.ts, docs/security.md "Leftovers"): a process with writes
-   * running renews its lease every `writeLeaseRenewMs`; writes of one not renewed for
-   * `writeLeaseExpiryMs` are abandoned.
-   */
-  writeLeaseRenewMs: number;
-  writeLeaseExpiryMs: number;
-  /**
-   * DRIVE_TRUSTED_PROXIES: the reverse proxies whose X-Forwarded-For names the client (addresses
-   * and CIDR ranges, IPv4 and IPv6); empty = the header is never believed. See docs/security.md.
-   */
-  trustedProxies: readonly IpRange[];
-  /** Connection limits (serve.ts, docs/security.md): each in ms, and the connection cap. */
-  headerTimeoutMs: number;
-  bodyIdleTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  maxConnections: number;
-  /** Request and operational logs (api/ops/logging.ts, docs/operations.md "Logs"). */
-  logFormat: "json" | "text";
-  logLevel: LogLevelName;
-  /** DRIVE_METRICS_TOKEN: when set, GET /metrics needs it as a Bearer token. */
-  metricsToken: string | null;
-  /** DRIVE_MIN_FREE_BYTES: /readyz fails below this much free disk (fs blob store). */
-  minFreeBytes: number;
-  /** DRIVE_UPLOAD_EXPIRY_S: how long an unfinished tus upload is kept (docs/api.md "tus"). */
-  uploadExpiryMs: number;
-  /** DRIVE_UPLOAD_MAX_BYTES: the largest Upload-Length accepted (advertised as Tus-Max-Size). */
-  uploadMaxBytes: number;
-  /**
-   * DRIVE_EVENT_RETENTION_DAYS: how long the event log (change feed and activity) keeps an
-   * event; a feed cursor older than that answers 410 CHANGES_001 (docs/changes.md).
-   */
-  eventRetentionDays: number;
-  /**
-   * Webhook delivery (kv/events/webhook_delivery.ts, docs/changes.md "Webhooks"):
-   * DRIVE_WEBHOOK_TIMEOUT_MS per attempt; DRIVE_WEBHOOK_ALLOW_PRIVATE lets endpoints on
-   * loopback, private and link-local addresses be reached; a failed attempt is retried after
-   * DRIVE_WEBHOOK_RETRY_BASE_MS doubling each time, for DRIVE_WEBHOOK_RETRY_WINDOW_S.
-   */
-  webhookTimeoutMs: number;
-  webhookAllowPrivate: boolean;
-  webhookRetryBaseMs: number;
-  webhookRetryWindowMs: number;
-  /**
-   * DRIVE_TRASH_RETENTION_DAYS: trash items older than this are purged by the hourly retention
-   * job (kv/lifecycle/retention.ts); 0 keeps the trash until emptied by hand.
-   */
-  trashRetentionDays: number;
-  /** DRIVE_VERSIONS_KEEP: stored versions kept per file by the retention job; 0 keeps all. */
-  versionsKeep: number;
-  /**
-   * DRIVE_LIST_WORKERS: worker threads building provider `list` answers (provider/list_pool.ts);
-   * used with a KV file only, 0 builds them on the main thread.
-   */
-  listWorkers: number;
-  /**
-   * DRIVE_LIST_CONCURRENCY: large listings (provider `list` answers, drive API folder and trash
-   * pages) built at once per thread that builds them (the main thread, or each listing worker);
-   * later ones wait their turn (Deps.listingTurns, provider/list_pool.ts).
-   */
-  listConcurrency: number;
-}
+/**
+ * Runtime configuration, read once from the environment (see ../shared/spec/runtime-and-admin.md).
+ *
+ * Every variable is declared once, in VARIABLES: its name, default, parser (zod), meaning and
+ * what Deno Deploy needs of it. From that table come `readConfig`, the `Config` type, the
+ * README's configuration table (scripts/gen_config_docs.ts; config_test.ts fails when it is
+ * stale) and `deno task admin config` (`effectiveConfig`, secrets masked).
+ */
+import { z } from "zod";
+import {
+  bool,
+  host,
+  int,
+  oneOf,
+  optionalText,
+  seconds,
+  secretsKey,
+  trustedProxies,
+} from "./lib/env_parsers.ts";
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warning", "error", "fatal"] as const;
 export type LogLevelName = typeof LOG_LEVELS[number];
 
-/**
- * DRIVE_LOG_FORMAT and DRIVE_LOG_LEVEL. JSON by default when stdout is not a terminal (a log
- * collector reads it), a readable line when a person watches. `warn` is taken for `warning`.
- */
-function logVars(
-  env: Record<string, string | undefined>,
-  stdoutIsTerminal: boolean,
-): Pick<Config, "logFormat" | "logLevel"> {
-  const format = (env.DRIVE_LOG_FORMAT || (stdoutIsTerminal ? "text" : "json")).toLowerCase();
-  if (format !== "json" && format !== "text") {
-    throw new ConfigError(`DRIVE_LOG_FORMAT must be "json" or "text", got "${format}"`);
-  }
-  const rawLevel = (env.DRIVE_LOG_LEVEL || "info").toLowerCase();
-  const level = rawLevel === "warn" ? "warning" : rawLevel;
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
-    throw new ConfigError(
-      `DRIVE_LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.DRIVE_LOG_LEVEL}"`,
-    );
-  }
-  return { logFormat: format, logLevel: level as LogLevelName };
+export const PROTOCOL_MAX_DOC_BYTES = 314_572_800;
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+/** What a default may depend on: variables above it in the table, and where the process runs. */
+interface DefaultContext {
+  /** The effective value of an earlier variable, as text. */
+  value(name: string): string;
+  onDenoDeploy: boolean;
+  stdoutIsTerminal: boolean;
 }
 
-function stdoutIsTerminal(): boolean {
-  try {
-    return Deno.stdout.isTerminal();
-  } catch {
-    return false;
-  }
+interface Variable {
+  name: string;
+  /** Used when the variable is unset or empty; absent: the parser gets `undefined`. */
+  default?: string | ((ctx: DefaultContext) => string);
+  /** The default as the README shows it (Markdown), when it is not a plain value. */
+  shownDefault?: string;
+  /** Parses the text; an issue's message completes "<NAME> ...". */
+  parse: z.ZodType;
+  about: string;
+  /** What Deno Deploy needs of it (docs/deploy.md). */
+  deploy?: "required" | "recommended";
+  /** Never printed: `admin config` masks it, an error does not echo it. */
+  secret?: boolean;
 }
 
-function trustedProxiesVar(env: Record<string, string | undefined>): IpRange[] {
-  const raw = (env.DRIVE_TRUSTED_PROXIES ?? "").trim();
-  if (raw === "") return [];
-  return raw.split(",").map((entry) => {
-    const range = parseCidr(entry);
-    if (!range) {
-      throw new ConfigError(
-        `DRIVE_TRUSTED_PROXIES: "${entry.trim()}" is not an IP address or CIDR range`,
-      );
-    }
-    return range;
-  });
-}
+const logLevel = oneOf(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(", ")}`);
 
-/**
- * A lease must reach several renewals ahead, or one slow renewal (a busy KV) would make a live
- * write look abandoned.
- */
-function writeLeaseVars(
-  env: Record<string, string | undefined>,
-): Pick<Config, "writeLeaseRenewMs" | "writeLeaseExpiryMs"> {
-  const renew = intVar(env, "DRIVE_WRITE_LEASE_RENEW_MS", 10_000);
-  const expiry = intVar(env, "DRIVE_WRITE_LEASE_EXPIRY_MS", 120_000);
-  if (renew < 1) throw new ConfigError("DRIVE_WRITE_LEASE_RENEW_MS must be at least 1");
-  if (expiry < 3 * renew) {
-    throw new ConfigError(
-      "DRIVE_WRITE_LEASE_EXPIRY_MS must be at least 3 times DRIVE_WRITE_LEASE_RENEW_MS",
-    );
-  }
-  return { writeLeaseRenewMs: renew, writeLeaseExpiryMs: expiry };
-}
+const ops = "[docs/operations.md](docs/operations.md";
+
+/** Every variable, in the order defaults may refer to earlier ones; keyed by its Config field. */
+export const VARIABLES = {
+  port: { name: "PORT", default: "8000", parse: int(0, 65535), about: "TCP port" },
+  host: { name: "HOST", default: "0.0.0.0", parse: host, about: "listen address" },
+  publicUrl: {
+    name: "DRIVE_PUBLIC_URL",
+    default: (ctx) => `http://localhost:${ctx.value("PORT")}`,
+    shownDefault: "`http://localhost:<PORT>`",
+    parse: z.string().transform((s) => s.replace(/\/+$/, "")).refine(URL.canParse, "is not a URL"),
+    about: "origin for absolute links (share links)",
+    deploy: "recommended",
+  },
+  dataDir: {
+    name: "DRIVE_DATA_DIR",
+    default: "./data",
+    parse: z.string(),
+    about: "where the KV file and the file-system blob store live (created if missing)",
+  },
+  // On Deno Deploy an empty path opens the project's managed KV.
+  kvPath: {
+    name: "DRIVE_KV",
+    default: (ctx) => ctx.onDenoDeploy ? "" : `${ctx.value("DRIVE_DATA_DIR")}/drive.kv`,
+    shownDefault: "`<DRIVE_DATA_DIR>/drive.kv`",
+    parse: z.string().optional().transform((s) => s ?? ""),
+    about: "what `Deno.openKv` opens: a file path, `:memory:`, or a KV Connect URL",
+  },
+  // Deno Deploy has no writable file system, so its default blob store is KV.
+  blobStore: {
+    name: "DRIVE_BLOB_STORE",
+    default: (ctx) => ctx.onDenoDeploy ? "kv" : "fs",
+    shownDefault: "`fs` (`kv` on Deno Deploy)",
+    parse: oneOf(["fs", "kv"]),
+    about: "`fs` = files under `DRIVE_DATA_DIR/blobs`, `kv` = 63 KiB chunks inside Deno KV",
+  },
+  secretsKey: {
+    name: "DRIVE_SECRETS_KEY",
+    shownDefault: "key file `DRIVE_DATA_DIR/secrets.key`",
+    parse: secretsKey,
+    about: "base64 32-byte key sealing adapter secrets at rest (`openssl rand -base64 32`); " +
+      "**required** with a remote KV (Deno Deploy, KV Connect); see " +
+      "[docs/provider.md](docs/provider.md)",
+    deploy: "required",
+    secret: true,
+  },
+  adminToken: {
+    name: "DRIVE_ADMIN_TOKEN",
+    shownDefault: "generated on first start",
+    parse: optionalText,
+    about: "admin bearer token; a generated one is printed once and only its SHA-256 is stored",
+    deploy: "recommended",
+    secret: true,
+  },
+  metricsToken: {
+    name: "DRIVE_METRICS_TOKEN",
+    shownDefault: "(empty: open)",
+    parse: optionalText,
+    about:
+      `when set, \`GET /metrics\` needs \`Authorization: Bearer <token>\`; see ${ops}#metrics)`,
+    secret: true,
+  },
+  headerTimeoutMs: {
+    name: "DRIVE_HEADER_TIMEOUT_MS",
+    default: "10000",
+    parse: int(1),
+    about: "a new connection's request headers must be complete within this many ms, " +
+      "else it is closed",
+  },
+  bodyIdleTimeoutMs: {
+    name: "DRIVE_BODY_IDLE_TIMEOUT_MS",
+    default: "30000",
+    parse: int(1),
+    about: "a request body that sends no byte for this many ms is cut",
+  },
+  keepAliveTimeoutMs: {
+    name: "DRIVE_KEEPALIVE_TIMEOUT_MS",
+    default: "60000",
+    parse: int(1),
+    about: "after a response, the next request's headers must be complete within this many ms",
+  },
+  maxConnections: {
+    name: "DRIVE_MAX_CONNECTIONS",
+    default: "4096",
+    parse: int(1),
+    about: "open connections at most, lowered to 3/4 of `ulimit -n`; more get a 503 " +
+      "(see security.md)",
+  },
+  trustedProxies: {
+    name: "DRIVE_TRUSTED_PROXIES",
+    default: "",
+    shownDefault: "(empty)",
+    parse: trustedProxies,
+    about: "proxies (IPs, CIDRs, comma-separated) whose `X-Forwarded-For` names the client; " +
+      "empty: never read",
+  },
+  // JSON when a log collector reads stdout, a readable line when a person watches.
+  logFormat: {
+    name: "DRIVE_LOG_FORMAT",
+    default: (ctx) => ctx.stdoutIsTerminal ? "text" : "json",
+    shownDefault: "`json` (`text` on a terminal)",
+    parse: z.string().transform((s) => s.toLowerCase()).pipe(oneOf(["json", "text"])),
+    about:
+      `request and server log lines on stdout: JSON Lines or a readable line; see ${ops}#logs)`,
+  },
+  logLevel: {
+    name: "DRIVE_LOG_LEVEL",
+    default: "info",
+    // `warn` is taken for `warning`.
+    parse: z.string().transform((s) => s.toLowerCase().replace(/^warn$/, "warning")).pipe(logLevel),
+    about: "`trace`, `debug`, `info`, `warning` (`warn`), `error` or `fatal`; one line per " +
+      "request is `info`",
+  },
+  eventRetentionDays: {
+    name: "DRIVE_EVENT_RETENTION_DAYS",
+    default: "30",
+    parse: int(1),
+    about: "days the event log keeps an event (change feed, activity); an older feed cursor is " +
+      "410 `CHANGES_001` ([docs/changes.md](docs/changes.md))",
+  },
+  webhookTimeoutMs: {
+    name: "DRIVE_WEBHOOK_TIMEOUT_MS",
+    default: "10000",
+    parse: int(1),
+    about: "time limit of one webhook delivery attempt " +
+      "([docs/changes.md](docs/changes.md#webhooks))",
+  },
+  webhookAllowPrivate: {
+    name: "DRIVE_WEBHOOK_ALLOW_PRIVATE",
+    default: "false",
+    parse: bool,
+    about: "`true` lets webhooks reach loopback, private and link-local addresses " +
+      "(refused by default)",
+  },
+  webhookRetryBaseMs: {
+    name: "DRIVE_WEBHOOK_RETRY_BASE_MS",
+    default: "5000",
+    parse: int(1),
+    about: "delay after a failed webhook attempt; doubles with each further one (at most 10 h)",
+  },
+  webhookRetryWindowMs: {
+    name: "DRIVE_WEBHOOK_RETRY_WINDOW_S",
+    default: "86400",
+    parse: seconds(1),
+    about: "how long a webhook delivery is retried; an endpoint failing for that long is disabled",
+  },
+  trashRetentionDays: {
+    name: "DRIVE_TRASH_RETENTION_DAYS",
+    default: "30",
+    parse: int(),
+    about: "the hourly retention job purges trash older than this many days; `0` keeps it " +
+      `(${ops}#retention))`,
+  },
+  versionsKeep: {
+    name: "DRIVE_VERSIONS_KEEP",
+    default: "0",
+    shownDefault: "`0` (keep all)",
+    parse: int(),
+    about: "stored versions the retention job keeps per file (the current one always stays)",
+  },
+  minFreeBytes: {
+    name: "DRIVE_MIN_FREE_BYTES",
+    default: "268435456",
+    parse: int(),
+    about: "`GET /readyz` answers 503 below this much free disk under `DRIVE_DATA_DIR` " +
+      "(fs blob store)",
+  },
+  listWorkers: {
+    name: "DRIVE_LIST_WORKERS",
+    default: "0",
+    parse: int(),
+    about: "worker threads that build provider `list` answers beside the main thread (KV file " +
+      "only): faster listings under load for more memory; see docs/operations.md " +
+      '"Memory and CPU"',
+  },
+  listConcurrency: {
+    name: "DRIVE_LIST_CONCURRENCY",
+    default: "2",
+    parse: int(1),
+    about: "large listings (provider `list` answers, drive API folder and trash pages) built at " +
+      "once per building thread (main thread or listing worker); the others wait their turn, " +
+      "so memory does not grow with the number of listing clients",
+  },
+  uploadExpiryMs: {
+    name: "DRIVE_UPLOAD_EXPIRY_S",
+    default: "86400",
+    parse: seconds(1),
+    about: "seconds an unfinished tus upload (`/uploads`) is kept before it and its bytes are " +
+      "removed",
+  },
+  uploadMaxBytes: {
+    name: "DRIVE_UPLOAD_MAX_BYTES",
+    default: "1099511627776",
+    parse: int(1),
+    about: "largest tus `Upload-Length` accepted (advertised as `Tus-Max-Size`)",
+  },
+  providerMaxDocBytes: {
+    name: "DRIVE_PROVIDER_MAX_DOC_BYTES",
+    default: String(PROTOCOL_MAX_DOC_BYTES),
+    parse: int(
+      0,
+      PROTOCOL_MAX_DOC_BYTES,
+      `may be lowered but never above ${PROTOCOL_MAX_DOC_BYTES}`,
+    ),
+    about: "the provider's document limit; may be lowered, never raised",
+  },
+  defaultQuotaBytes: {
+    name: "DRIVE_DEFAULT_QUOTA_BYTES",
+    default: "10737418240",
+    parse: int(),
+    about: "quota of a user created without one",
+  },
+  officeLockTtlSeconds: {
+    name: "DRIVE_OFFICE_LOCK_TTL_S",
+    default: "1800",
+    parse: int(),
+    about: "lease of an editor-session lock, renewed by lock and put",
+  },
+  officeStrictUser: {
+    name: "DRIVE_OFFICE_STRICT_USER",
+    default: "false",
+    parse: bool,
+    about: "`true`: editor `loginUserSeq` and `user_id` must name the key's own user " +
+      "([docs/api.md](docs/api.md))",
+  },
+  // Blob writer leases (blobs/leases.ts): renewed every RENEW, abandoned after EXPIRY.
+  writeLeaseRenewMs: {
+    name: "DRIVE_WRITE_LEASE_RENEW_MS",
+    default: "10000",
+    parse: int(1),
+    about: "how often a process with blob writes running renews its lease " +
+      "([docs/security.md](docs/security.md))",
+  },
+  writeLeaseExpiryMs: {
+    name: "DRIVE_WRITE_LEASE_EXPIRY_MS",
+    default: "120000",
+    parse: int(),
+    about: "writes of a process whose lease went unrenewed this long are abandoned and their " +
+      "leftovers removed",
+  },
+} satisfies Record<string, Variable>;
+
+type Table = typeof VARIABLES;
+export type Config = { -readonly [K in keyof Table]: z.output<Table[K]["parse"]> };
+
+/** The table as a list, each with its Config field. */
+export const variables = (): (Variable & { key: keyof Config })[] =>
+  Object.entries(VARIABLES).map(([key, v]) => ({ ...v, key: key as keyof Config }));
 
 /** Where KV lives: a file on this machine, this process's memory, or a remote store. */
 export function kvLocation(kvPath: string): "file" | "memory" | "remote" {
@@ -162,125 +317,81 @@ export function usesDataDir(config: Pick<Config, "kvPath" | "blobStore">): boole
   return config.blobStore === "fs" || kvLocation(config.kvPath) === "file";
 }
 
-/**
- * DRIVE_SECRETS_KEY. Required with a remote KV: machines sharing it share no disk, so a key file
- * would differ between them, and a key stored in KV beside the secrets would protect nothing.
- */
-function secretsKeyVar(
-  env: Record<string, string | undefined>,
-  kvPath: string,
-): Uint8Array | null {
-  const raw = env.DRIVE_SECRETS_KEY;
-  if ((raw === undefined || raw === "") && kvLocation(kvPath) === "remote") {
+/** Rules between variables, checked once every one parsed. */
+function checkTogether(c: Config): void {
+  // A lease must reach several renewals ahead, or one slow renewal (a busy KV) would make a
+  // live write look abandoned.
+  if (c.writeLeaseExpiryMs < 3 * c.writeLeaseRenewMs) {
+    throw new ConfigError(
+      "DRIVE_WRITE_LEASE_EXPIRY_MS must be at least 3 times DRIVE_WRITE_LEASE_RENEW_MS",
+    );
+  }
+  // Machines sharing a remote KV share no disk, so a key file would differ between them, and a
+  // key stored in KV beside the secrets would protect nothing.
+  if (!c.secretsKey && kvLocation(c.kvPath) === "remote") {
     throw new ConfigError(
       "DRIVE_SECRETS_KEY is required with a remote KV (Deno Deploy or KV Connect): " +
         "generate one with `openssl rand -base64 32` (see docs/deploy.md)",
     );
   }
-  if (raw === undefined || raw === "") return null;
-  const bytes = /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw) ? Buffer.from(raw, "base64") : null;
-  if (!bytes || bytes.byteLength !== 32) {
-    throw new ConfigError("DRIVE_SECRETS_KEY must be 32 bytes, base64-encoded");
-  }
-  return new Uint8Array(bytes);
 }
 
-export const PROTOCOL_MAX_DOC_BYTES = 314_572_800;
-
-export class ConfigError extends Error {}
-
-function intVar(env: Record<string, string | undefined>, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  if (!/^\d+$/.test(raw)) {
-    throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
-  }
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value)) throw new ConfigError(`${name} is too large`);
-  return value;
-}
-
-/** intVar for limits where 0 would mean "cut everything at once": at least 1. */
-function positiveIntVar(
-  env: Record<string, string | undefined>,
-  name: string,
-  fallback: number,
-): number {
-  const value = intVar(env, name, fallback);
-  if (value < 1) throw new ConfigError(`${name} must be at least 1, got "${env[name]}"`);
-  return value;
-}
-
-function boolVar(env: Record<string, string | undefined>, name: string): boolean {
-  const raw = (env[name] ?? "").toLowerCase();
-  if (raw === "" || raw === "false" || raw === "0") return false;
-  if (raw === "true" || raw === "1") return true;
-  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
-}
-
-/** Deno Deploy has no writable file system, so its default blob store is KV. */
-function onDenoDeploy(env: Record<string, string | undefined>): boolean {
-  return Boolean(env.DENO_DEPLOYMENT_ID);
-}
-
-export function readConfig(env: Record<string, string | undefined> = Deno.env.toObject()): Config {
-  const port = intVar(env, "PORT", 8000);
-  if (port > 65535) throw new ConfigError("PORT must be at most 65535");
-  const dataDir = env.DRIVE_DATA_DIR || "./data";
-  const blobStore = env.DRIVE_BLOB_STORE || (onDenoDeploy(env) ? "kv" : "fs");
-  if (blobStore !== "fs" && blobStore !== "kv") {
-    throw new ConfigError(`DRIVE_BLOB_STORE must be "fs" or "kv", got "${blobStore}"`);
-  }
-  const providerMaxDocBytes = intVar(
-    env,
-    "DRIVE_PROVIDER_MAX_DOC_BYTES",
-    PROTOCOL_MAX_DOC_BYTES,
-  );
-  if (providerMaxDocBytes > PROTOCOL_MAX_DOC_BYTES) {
-    throw new ConfigError(
-      `DRIVE_PROVIDER_MAX_DOC_BYTES may be lowered but never above ${PROTOCOL_MAX_DOC_BYTES}`,
-    );
-  }
-  const publicUrl = (env.DRIVE_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, "");
+function stdoutIsTerminal(): boolean {
   try {
-    new URL(publicUrl);
+    return Deno.stdout.isTerminal();
   } catch {
-    throw new ConfigError(`DRIVE_PUBLIC_URL is not a URL: "${publicUrl}"`);
+    return false;
   }
-  // On Deno Deploy an empty path opens the project's managed KV.
-  const kvPath = env.DRIVE_KV || (onDenoDeploy(env) ? "" : `${dataDir}/drive.kv`);
-  return {
-    port,
-    host: env.HOST || "0.0.0.0",
-    dataDir,
-    kvPath,
-    blobStore,
-    adminToken: env.DRIVE_ADMIN_TOKEN || null,
-    publicUrl,
-    providerMaxDocBytes,
-    defaultQuotaBytes: intVar(env, "DRIVE_DEFAULT_QUOTA_BYTES", 10_737_418_240),
-    officeLockTtlSeconds: intVar(env, "DRIVE_OFFICE_LOCK_TTL_S", 1800),
-    officeStrictUser: boolVar(env, "DRIVE_OFFICE_STRICT_USER"),
-    secretsKey: secretsKeyVar(env, kvPath),
-    ...writeLeaseVars(env),
-    trustedProxies: trustedProxiesVar(env),
-    headerTimeoutMs: positiveIntVar(env, "DRIVE_HEADER_TIMEOUT_MS", 10_000),
-    bodyIdleTimeoutMs: positiveIntVar(env, "DRIVE_BODY_IDLE_TIMEOUT_MS", 30_000),
-    keepAliveTimeoutMs: positiveIntVar(env, "DRIVE_KEEPALIVE_TIMEOUT_MS", 60_000),
-    maxConnections: positiveIntVar(env, "DRIVE_MAX_CONNECTIONS", 4096),
-    ...logVars(env, stdoutIsTerminal()),
-    metricsToken: env.DRIVE_METRICS_TOKEN || null,
-    minFreeBytes: intVar(env, "DRIVE_MIN_FREE_BYTES", 268_435_456),
-    uploadExpiryMs: positiveIntVar(env, "DRIVE_UPLOAD_EXPIRY_S", 86_400) * 1000,
-    uploadMaxBytes: positiveIntVar(env, "DRIVE_UPLOAD_MAX_BYTES", 1_099_511_627_776),
-    eventRetentionDays: positiveIntVar(env, "DRIVE_EVENT_RETENTION_DAYS", 30),
-    webhookTimeoutMs: positiveIntVar(env, "DRIVE_WEBHOOK_TIMEOUT_MS", 10_000),
-    webhookAllowPrivate: boolVar(env, "DRIVE_WEBHOOK_ALLOW_PRIVATE"),
-    webhookRetryBaseMs: positiveIntVar(env, "DRIVE_WEBHOOK_RETRY_BASE_MS", 5_000),
-    webhookRetryWindowMs: positiveIntVar(env, "DRIVE_WEBHOOK_RETRY_WINDOW_S", 86_400) * 1000,
-    trashRetentionDays: intVar(env, "DRIVE_TRASH_RETENTION_DAYS", 30),
-    versionsKeep: intVar(env, "DRIVE_VERSIONS_KEEP", 0),
-    listWorkers: intVar(env, "DRIVE_LIST_WORKERS", 0),
-    listConcurrency: positiveIntVar(env, "DRIVE_LIST_CONCURRENCY", 2),
+}
+
+/** One variable's effective text and where it came from. */
+export interface Effective {
+  name: string;
+  value: string | undefined;
+  from: "environment" | "default";
+  secret: boolean;
+}
+
+/** Resolves and parses every variable in table order; a bad one throws its ConfigError. */
+function resolve(env: Env): { config: Config; effective: Effective[] } {
+  const text = new Map<string, string>();
+  const ctx: DefaultContext = {
+    value: (name) => text.get(name) ?? "",
+    onDenoDeploy: Boolean(env.DENO_DEPLOYMENT_ID),
+    stdoutIsTerminal: stdoutIsTerminal(),
   };
+  const config: Record<string, unknown> = {};
+  const effective: Effective[] = [];
+  for (const v of variables()) {
+    const given = env[v.name];
+    const fromEnv = given !== undefined && given !== "";
+    const raw = fromEnv ? given : typeof v.default === "function" ? v.default(ctx) : v.default;
+    if (raw !== undefined) text.set(v.name, raw);
+    const parsed = v.parse.safeParse(raw);
+    if (!parsed.success) {
+      const message = parsed.error.issues[0].message;
+      const got = v.secret ? "" : `, got "${raw}"`;
+      throw new ConfigError(`${v.name}${message.startsWith(":") ? "" : " "}${message}${got}`);
+    }
+    config[v.key] = parsed.data;
+    effective.push({
+      name: v.name,
+      value: raw,
+      from: fromEnv ? "environment" : "default",
+      secret: v.secret ?? false,
+    });
+  }
+  checkTogether(config as Config);
+  return { config: config as Config, effective };
+}
+
+export function readConfig(env: Env = Deno.env.toObject()): Config {
+  return resolve(env).config;
+}
+
+/** Every variable's effective value (secrets masked) and its source: `admin config`. */
+export function effectiveConfig(env: Env = Deno.env.toObject()): Effective[] {
+  return resolve(env).effective.map((e) =>
+    e.secret && e.value ? { ...e, value: "(set, not shown)" } : e
+  );
 }

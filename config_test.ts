@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { ConfigError, kvLocation, readConfig, usesDataDir } from "./config.ts";
+import { ConfigError, effectiveConfig, kvLocation, readConfig, usesDataDir } from "./config.ts";
+import { withConfigTable } from "./scripts/gen_config_docs.ts";
 
 Deno.test("every variable has a working default", () => {
   const c = readConfig({});
@@ -61,6 +62,9 @@ Deno.test("invalid values are refused with the variable named", () => {
   const cases: Record<string, string>[] = [
     { PORT: "eighty" },
     { PORT: "70000" },
+    // Bug: an invalid HOST reached Deno.listen, whose URIError was a stack trace (exit 1).
+    { HOST: "not a host" },
+    { HOST: "drive.example.com:8000" },
     { DRIVE_BLOB_STORE: "s3" },
     { DRIVE_PROVIDER_MAX_DOC_BYTES: "314572801" },
     { DRIVE_OFFICE_STRICT_USER: "maybe" },
@@ -99,4 +103,38 @@ Deno.test("DRIVE_TRUSTED_PROXIES: empty by default, addresses and CIDR ranges of
       bad,
     );
   }
+});
+
+Deno.test("HOST: an IPv4 or IPv6 address (bracketed or not) or a host name", () => {
+  for (const host of ["127.0.0.1", "::1", "[::1]", "localhost", "drive-1.internal", "0.0.0.0"]) {
+    assert.equal(readConfig({ HOST: host }).host, host);
+  }
+});
+
+Deno.test("the README's configuration table is the one config.ts generates (deno task docs)", async () => {
+  const readme = await Deno.readTextFile(new URL("./README.md", import.meta.url));
+  assert.equal(readme, withConfigTable(readme), "stale: run `deno task docs`");
+});
+
+Deno.test("effectiveConfig: every variable with its source; secrets are never shown", () => {
+  const rows = effectiveConfig({
+    PORT: "9000",
+    DRIVE_ADMIN_TOKEN: "adm_secret",
+    DRIVE_SECRETS_KEY: btoa("k".repeat(32)),
+  });
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  assert.deepEqual(byName.get("PORT"), {
+    name: "PORT",
+    value: "9000",
+    from: "environment",
+    secret: false,
+  });
+  assert.equal(byName.get("DRIVE_PUBLIC_URL")?.value, "http://localhost:9000");
+  assert.equal(byName.get("DRIVE_PUBLIC_URL")?.from, "default");
+  assert.equal(byName.get("DRIVE_ADMIN_TOKEN")?.value, "(set, not shown)");
+  assert.equal(byName.get("DRIVE_METRICS_TOKEN")?.value, undefined);
+  assert.ok(!JSON.stringify(rows).includes("adm_secret"));
+  assert.ok(!JSON.stringify(rows).includes(btoa("k".repeat(32))));
+  // A bad value is a ConfigError, as for readConfig.
+  assert.throws(() => effectiveConfig({ PORT: "x" }), ConfigError);
 });

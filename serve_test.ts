@@ -1,13 +1,16 @@
 /**
  * serve.ts in-process: accept failures never end the server, request bodies arrive intact through
  * the watched stream (BYOB and default reads, sized and chunked), a stop lets requests in flight
- * finish, the cap follows the descriptor limit, and cutting a connection that is closing anyway
- * cannot crash the process. The limits against hostile clients over real
- * sockets of a real process are in tests/runtime/connection_limits_test.ts.
+ * finish, the cap follows the descriptor limit, cutting a connection that is closing anyway
+ * cannot crash the process, and the plain Deno.serve fallback serves. The limits against hostile
+ * clients over real sockets of a real process are in tests/runtime/connection_limits_test.ts;
+ * the fence around the Deno internal is server/deno_http_test.ts.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { connectionCap, type ConnectionLimits, type Handler, serve } from "./serve.ts";
+import { serve } from "./serve.ts";
+import type { Handler } from "./server/deno_http.ts";
+import { connectionCap, type ConnectionLimits } from "./server/limits.ts";
 
 const LIMITS: ConnectionLimits = {
   headerTimeoutMs: 10_000,
@@ -220,4 +223,36 @@ Deno.test("the body watcher's request copy keeps what the client sent (found by 
     );
   });
   assert.deepEqual(seen, ["get /a 2", "POST /b 0", "POST /c/../d 2"]);
+});
+
+Deno.test("without Deno's per-connection server, plain Deno.serve serves, says the limits are off, and stops", async () => {
+  const logged: string[] = [];
+  const ac = new AbortController();
+  let listened: Deno.NetAddr | undefined;
+  const server = serve(
+    { fetch: (req) => new Response(`plain ${new URL(req.url).pathname}`) },
+    LIMITS,
+    {
+      hostname: "127.0.0.1",
+      port: 0,
+      signal: ac.signal,
+      log: (m) => logged.push(m),
+      onListen: (addr) => (listened = addr),
+      plainDenoServe: true,
+    },
+  );
+  try {
+    assert.equal(listened?.port, server.addr.port);
+    assert.equal(server.maxConnections, Infinity);
+    assert.ok(
+      logged.some((m) => m.startsWith("WARNING: connection limits are off")),
+      logged.join(),
+    );
+    const res = await fetch(`http://127.0.0.1:${server.addr.port}/x`);
+    assert.equal(await res.text(), "plain /x");
+  } finally {
+    ac.abort();
+    await server.finished;
+  }
+  await assert.rejects(fetch(`http://127.0.0.1:${server.addr.port}/`), "stopped by the signal");
 });

@@ -7,14 +7,12 @@
  *
  *   deno run -A bench/backup.ts            (FILES=64 FILE_MIB=4 REPS=3 by default)
  */
-import { openStores } from "../boot.ts";
+import { openStoresAndDeps } from "../boot.ts";
 import { readConfig } from "../config.ts";
 import { writeBackup } from "../kv/backup/write.ts";
-import { openIdAllocator } from "../kv/db.ts";
 import type { Deps } from "../kv/deps.ts";
 import { createTenant } from "../kv/identity/tenants.ts";
 import { createUser } from "../kv/identity/users.ts";
-import { openSecretsKey } from "../kv/secrets_key.ts";
 import { storeGeneratedFile } from "../kv/tree/content.ts";
 
 const FILES = Number(Deno.env.get("FILES") ?? 64);
@@ -24,8 +22,7 @@ const REPS = Number(Deno.env.get("REPS") ?? 3);
 async function openDeps(dataDir: string, store: "fs" | "kv"): Promise<Deps> {
   const config = readConfig({ DRIVE_DATA_DIR: dataDir, DRIVE_BLOB_STORE: store });
   // Opened as a server opens them (boot.ts): the same KV handle, blob store and migrations.
-  const { kv, blobs } = await openStores(config);
-  return { kv, blobs, config, ids: openIdAllocator(kv), secretsKey: openSecretsKey(config) };
+  return await openStoresAndDeps(config);
 }
 
 async function fill(d: Deps): Promise<number> {

@@ -3,18 +3,24 @@
  * (`/resources?pfs=..&ps=1000`) of a real server process (`main.ts`), 3 pages per client; the
  * rate and the server's peak RSS over the load (`/proc` VmHWM, reset before it). With
  * `--before <dir>` the same against another checkout's main.ts, one server at a time. Shows what
- * the listing turns (`DRIVE_LIST_CONCURRENCY`, docs/benchmarks.md "Fifth pass") bound.
+ * the listing turns (`DRIVE_LIST_CONCURRENCY`, docs/benchmarks-history.md "Fifth pass") bound.
  *
  *   deno run -A bench/drive_list_load.ts [--clients 128] [--before <dir>]
  */
 import { AdminClient } from "../tests/helpers/admin.ts";
-import { ADMIN_TOKEN, freePort, mainEnv, peakRssMiB, rate, resetPeak, waitFor } from "./lib.ts";
+import {
+  ADMIN_TOKEN,
+  freePort,
+  mainEnv,
+  numberArg,
+  peakRssMiB,
+  rate,
+  resetPeak,
+  stringArg,
+  waitFor,
+} from "./lib.ts";
 
-const arg = (name: string) => {
-  const i = Deno.args.indexOf(name);
-  return i >= 0 ? Deno.args[i + 1] : undefined;
-};
-const CLIENTS = Number(arg("--clients") ?? 128);
+const CLIENTS = numberArg("clients", 128);
 const FILES = 1000;
 
 async function measure(label: string, cwd: string) {
@@ -76,5 +82,5 @@ async function measure(label: string, cwd: string) {
 }
 
 await measure("current", new URL("..", import.meta.url).pathname);
-const before = arg("--before");
+const before = stringArg("before");
 if (before) await measure("before", before);

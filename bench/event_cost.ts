@@ -11,16 +11,12 @@
  */
 import { boot, type Service } from "../boot.ts";
 import { readConfig } from "../config.ts";
+import { newResource } from "../kv/tree/placement.ts";
+import { AdminClient } from "../tests/helpers/admin.ts";
+import { ADMIN_TOKEN, median, numberArg } from "./lib.ts";
 
-const arg = (name: string, def: number) => {
-  const i = Deno.args.indexOf(name);
-  return i >= 0 ? Number(Deno.args[i + 1]) : def;
-};
-const N = arg("--n", 1000);
-const ROUNDS = arg("--rounds", 3);
-const ADMIN = "bench-admin-token-0123456789abcdef";
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const N = numberArg("n", 1000);
+const ROUNDS = numberArg("rounds", 3);
 
 async function perSecond(n: number, one: (i: number) => Promise<unknown>): Promise<number> {
   const t = performance.now();
@@ -28,25 +24,17 @@ async function perSecond(n: number, one: (i: number) => Promise<unknown>): Promi
   return n / ((performance.now() - t) / 1000);
 }
 
-/** A value the size of a resource record (kv_ceiling.ts's listing entry). */
-const record = (i: number) => ({
-  rs: i,
-  ownerSeq: 1,
-  tenantId: 1,
-  parentRs: null,
-  name: `folder-${i}`,
-  type: "FOLDER",
-  size: 0,
-  mime: null,
-  blobId: null,
-  sha256: null,
-  version: 0,
-  createdAt: Date.now(),
-  updatedAt: Date.now(),
-  createdBy: 1,
-  updatedBy: 1,
-  trashedAt: null,
-});
+/** A value the size of a resource record (kv_ceiling.ts's listing entry): a new folder's. */
+const record = (i: number) =>
+  newResource({
+    rs: i,
+    ownerSeq: 1,
+    tenantId: 1,
+    parentRs: null,
+    name: `folder-${i}`,
+    actorSeq: 1,
+    content: null,
+  });
 
 function storeCommit(kv: Deno.Kv, tag: string, i: number, withEvent: boolean) {
   const v = record(i);
@@ -73,28 +61,19 @@ async function service(dir: string, sequencer: boolean): Promise<{ s: Service; k
     DRIVE_DATA_DIR: dir,
     DRIVE_KV: `${dir}/drive.kv`,
     DRIVE_BLOB_STORE: "fs",
-    DRIVE_ADMIN_TOKEN: ADMIN,
+    DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
     DRIVE_LOG_LEVEL: "error",
   }));
-  if (!sequencer) s.events?.close();
-  const admin = async (path: string, body: unknown) => {
-    const r = await s.app.fetch(
-      new Request(`http://x/admin/api${path}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      }),
-    );
-    return await r.json();
-  };
-  const tenant = await admin("/tenants", { name: "cost" });
-  const user = await admin("/users", {
-    tenantId: tenant.id,
-    accountId: "cost",
-    email: "cost@example.com",
-    name: "cost",
-  });
-  const key = (await admin("/keys", { userSeq: user.userSeq, scopes: ["api:write"] })).apiKey;
+  if (!sequencer) s.events.close();
+  // In process, through app.fetch: the figures are the app's, not a socket's.
+  const admin = new AdminClient(
+    "http://x",
+    ADMIN_TOKEN,
+    (input, init) => Promise.resolve(s.app.fetch(new Request(input, init))),
+  );
+  const tenant = await admin.createTenant("cost");
+  const user = await admin.createUser(tenant.id, "cost");
+  const key = await admin.createKey(user.userSeq, ["api:write"]);
   return { s, key };
 }
 

@@ -7,46 +7,22 @@
  * Usage: deno run -A bench/events.ts [--json] [--big N] (default N = 100000)
  */
 import { appendEvent, type DriveEvent } from "../kv/events/log.ts";
+import { AdminClient } from "../tests/helpers/admin.ts";
+import { ADMIN_TOKEN, numberArg, startApp } from "./lib.ts";
 
 const JSON_OUT = Deno.args.includes("--json");
-const bigArg = Deno.args.indexOf("--big");
-const BIG = bigArg >= 0 ? Number(Deno.args[bigArg + 1]) : 100_000;
+const BIG = numberArg("big", 100_000);
 const WAITERS = 1000;
 const IDLE_MS = 10_000;
-const TOKEN = "bench-admin-token-0123456789abcdef";
 
 const dir = await Deno.makeTempDir({ prefix: "drive-bench-events-" });
-const child = new Deno.Command(Deno.execPath(), {
-  args: ["run", "-A", new URL("./serve_app.ts", import.meta.url).pathname, dir, TOKEN],
-  stdout: "piped",
-  stderr: "inherit",
-}).spawn();
-const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-let out = "";
-while (!/PORT (\d+)/.test(out)) {
-  const { value, done } = await lines.read();
-  if (done) throw new Error(`server exited: ${out}`);
-  out += value;
-}
-const base = `http://127.0.0.1:${/PORT (\d+)/.exec(out)![1]}`;
+const server = await startApp(dir);
+const base = server.url;
 
-async function admin(path: string, body: unknown) {
-  const res = await fetch(`${base}/admin/api${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return await res.json();
-}
-const tenant = await admin("/tenants", { name: "bench" });
-const user = await admin("/users", {
-  tenantId: tenant.id,
-  accountId: "bench",
-  email: "bench@example.com",
-  name: "bench",
-});
-const key = (await admin("/keys", { userSeq: user.userSeq, scopes: ["api:read", "api:write"] }))
-  .apiKey;
+const admin = new AdminClient(base, ADMIN_TOKEN);
+const tenant = await admin.createTenant("bench");
+const user = await admin.createUser(tenant.id, "bench");
+const key = await admin.createKey(user.userSeq, ["api:read", "api:write"]);
 const auth = { authorization: `Bearer ${key}` };
 const api = async (method: string, path: string, body?: unknown) => {
   const res = await fetch(`${base}/api/external/v1${path}`, {
@@ -128,7 +104,7 @@ const big = await feedCost("big");
 
 // Long-poll: 1,000 waiters on a cursor nothing has passed yet.
 const cursor = (await api("GET", "/changes/cursor")).data.cursor;
-const before = procStat(child.pid);
+const before = procStat(server.pid);
 const answered: number[] = [];
 const waits = Array.from(
   { length: WAITERS },
@@ -140,9 +116,9 @@ const waits = Array.from(
       }),
 );
 await new Promise((r) => setTimeout(r, 2000));
-const idleStart = procStat(child.pid);
+const idleStart = procStat(server.pid);
 await new Promise((r) => setTimeout(r, IDLE_MS));
-const idleEnd = procStat(child.pid);
+const idleEnd = procStat(server.pid);
 const changedAt = performance.now();
 await api("POST", "/folders", { fn: "wake" });
 const results = await Promise.all(waits);
@@ -162,9 +138,7 @@ const figures = {
   allAnsweredMs: Math.round(last),
 };
 kv.close();
-child.kill("SIGTERM");
-await child.status;
-await lines.cancel().catch(() => {});
+await server.stop();
 await Deno.remove(dir, { recursive: true }).catch(() => {});
 if (JSON_OUT) console.log(JSON.stringify(figures));
 else {

@@ -16,18 +16,14 @@
 import { downloadZip } from "client-zip";
 import { AdminClient } from "../tests/helpers/admin.ts";
 import { testBytes } from "../tests/helpers/bytes.ts";
-import { ADMIN_TOKEN, cpuMs, median, procKiB, startApp } from "./lib.ts";
+import { ADMIN_TOKEN, cpuMs, median, numberArg, procKiB, startApp, stringArg } from "./lib.ts";
 
-const arg = (name: string, dflt: string) => {
-  const i = Deno.args.indexOf(name);
-  return i >= 0 ? Deno.args[i + 1] : dflt;
-};
-const SMALL = Number(arg("--small", "2000"));
-const BIG_MIB = Number(arg("--big-mib", "200"));
+const SMALL = numberArg("small", 2000);
+const BIG_MIB = numberArg("big-mib", 200);
 const BIG_FILES = 4;
-const REPS = Number(arg("--reps", "5"));
-const BEFORE = arg("--before", "");
-const DATA = arg("--data", "");
+const REPS = numberArg("reps", 5);
+const BEFORE = stringArg("before") ?? "";
+const DATA = stringArg("data") ?? "";
 const json = Deno.args.includes("--json");
 const here = new URL("..", import.meta.url).pathname;
 

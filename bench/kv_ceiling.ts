@@ -14,7 +14,7 @@
  *   deno run -A bench/kv_ceiling.ts --child <kvfile> <ms>   (internal: one writer process)
  */
 
-import { recordValue } from "./lib.ts";
+import { numberArg, recordValue } from "./lib.ts";
 const COMMITS = 2000;
 const READS = 5000;
 const SCAN_VALUES = 10_000;
@@ -23,8 +23,7 @@ const MULTI_MS = 4000;
 const FOLDER_VALUES = 1000;
 const FOLDER_SCANS = 320;
 const json = Deno.args.includes("--json");
-const procsArg = Deno.args.indexOf("--procs");
-const PROCS = procsArg >= 0 ? Number(Deno.args[procsArg + 1]) : 3;
+const PROCS = numberArg("procs", 3);
 
 /** A value the size of a listing entry (a resource record). */
 const entryValue = (i: number) => recordValue(i);

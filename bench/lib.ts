@@ -9,10 +9,16 @@ import { createHash } from "node:crypto";
 export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
 export const MiB = 1024 * 1024;
 
+/** `--name <value>` from the command line, else undefined. */
+export function stringArg(name: string): string | undefined {
+  const i = Deno.args.indexOf(`--${name}`);
+  return i >= 0 ? Deno.args[i + 1] : undefined;
+}
+
 /** `--name <number>` from the command line, else `fallback`. */
 export function numberArg(name: string, fallback: number): number {
-  const i = Deno.args.indexOf(`--${name}`);
-  return i >= 0 ? Number(Deno.args[i + 1]) : fallback;
+  const value = stringArg(name);
+  return value === undefined ? fallback : Number(value);
 }
 
 /** The middle value (the upper one of an even count). */
@@ -91,22 +97,31 @@ export interface BenchServer {
 
 /**
  * Starts `deno run -A <script> ...args` (in `cwd`, default here) and waits for the "PORT <n>"
- * line it prints once listening. What it prints after is drained, or a full pipe would stall it.
+ * line it prints once listening, on stdout (or on stderr with `portOn: "stderr"`, for a server
+ * whose stdout is its request log, which is then dropped). What it prints after on that stream
+ * is drained, or a full pipe would stall it.
  */
 export async function startServer(
   script: string,
   args: string[],
   /** `flags`: deno run flags for the server (e.g. --v8-flags=...). */
-  opts: { cwd?: string; env?: Record<string, string>; flags?: readonly string[] } = {},
+  opts: {
+    cwd?: string;
+    env?: Record<string, string>;
+    flags?: readonly string[];
+    portOn?: "stdout" | "stderr";
+  } = {},
 ): Promise<BenchServer> {
+  const onStderr = opts.portOn === "stderr";
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ...(opts.flags ?? []), script, ...args],
     cwd: opts.cwd,
     env: opts.env,
-    stdout: "piped",
-    stderr: "inherit",
+    stdout: onStderr ? "null" : "piped",
+    stderr: onStderr ? "piped" : "inherit",
   }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = (onStderr ? child.stderr : child.stdout)
+    .pipeThrough(new TextDecoderStream()).getReader();
   let out = "";
   while (!/PORT (\d+)/.test(out)) {
     const { value, done } = await reader.read();
@@ -225,4 +240,51 @@ export function mainEnv(port: number, dataDir: string): Record<string, string> {
     DRIVE_PUBLIC_URL: `http://127.0.0.1:${port}`,
     DRIVE_LOG_LEVEL: "error",
   };
+}
+
+/**
+ * Runs `transfer` of `bytes` against the server process `pid`: its MiB/s and the server's peak
+ * RSS growth meanwhile, in MiB (VmHWM after, reset to VmRSS through clear_refs first, minus
+ * VmRSS before), with what `transfer` returned.
+ */
+export async function measureTransfer<T>(pid: number, bytes: number, transfer: () => Promise<T>) {
+  Deno.writeTextFileSync(`/proc/${pid}/clear_refs`, "5");
+  const before = await procKiB(pid, "VmRSS");
+  const t0 = performance.now();
+  const value = await transfer();
+  const seconds = (performance.now() - t0) / 1000;
+  const growthMiB = ((await procKiB(pid, "VmHWM")) - before) / 1024;
+  return { mibPerSec: bytes / MiB / seconds, growthMiB, value };
+}
+
+/** The figures of every run of each named transfer, and their summary table. */
+export class TransferRuns {
+  readonly runs: Record<string, { mibPerSec: number[]; growthMiB: number[] }> = {};
+
+  add(name: string, run: { mibPerSec: number; growthMiB: number }): void {
+    this.runs[name] ??= { mibPerSec: [], growthMiB: [] };
+    this.runs[name].mibPerSec.push(run.mibPerSec);
+    this.runs[name].growthMiB.push(run.growthMiB);
+  }
+
+  /** Per transfer, in the order first run: median and best MiB/s, largest RSS growth. */
+  rows() {
+    return Object.entries(this.runs).map(([name, r]) => ({
+      name,
+      median: median(r.mibPerSec),
+      best: Math.max(...r.mibPerSec),
+      growthMiB: Math.max(...r.growthMiB),
+    }));
+  }
+
+  /** Prints the rows as a Markdown table whose first column is headed `what`. */
+  printTable(what: string): void {
+    console.log(`| ${what} | MiB/s (median) | MiB/s (best) | peak server RSS growth (MiB, max) |`);
+    console.log("|---|---:|---:|---:|");
+    for (const r of this.rows()) {
+      console.log(
+        `| ${r.name} | ${r.median.toFixed(0)} | ${r.best.toFixed(0)} | ${r.growthMiB.toFixed(1)} |`,
+      );
+    }
+  }
 }

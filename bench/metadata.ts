@@ -15,18 +15,15 @@ import {
   ADMIN_TOKEN,
   freePort,
   median,
+  numberArg,
   peakRssMiB,
   startApp,
   startServer,
   waitFor,
 } from "./lib.ts";
 
-const arg = (name: string, dflt: number) => {
-  const i = Deno.args.indexOf(name);
-  return i >= 0 ? Number(Deno.args[i + 1]) : dflt;
-};
-const CREATES = arg("--creates", 2000);
-const ENTRIES = arg("--entries", 10_000);
+const CREATES = numberArg("creates", 2000);
+const ENTRIES = numberArg("entries", 10_000);
 const REPS = 3;
 const LIST_REPS = 5;
 const MULTI_MS = 5000;

@@ -18,6 +18,7 @@
  * Usage: deno run -A bench/middleware.ts [--rounds 5] [--requests 6000] [--before <dir>] [--json]
  */
 import { parseArgs } from "node:util";
+import { ADMIN_TOKEN, type BenchServer, startServer } from "./lib.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -32,7 +33,6 @@ const REQUESTS = Number(args.requests);
 const CLIENTS = 8;
 const VARIANTS = ["none", "error", "info-json", "info-text"] as const;
 type Variant = typeof VARIANTS[number];
-const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
 const SERVER = "bench/serve_middleware.ts";
 const CLK_TCK = 100;
 const THIS_TREE = new URL("..", import.meta.url).pathname;
@@ -45,43 +45,19 @@ interface Tree {
   dir: string;
 }
 
-interface Server {
+interface Server extends BenchServer {
   tree: Tree;
   variant: Variant;
-  url: string;
-  pid: number;
-  stop(): Promise<void>;
 }
 
-async function startServer(tree: Tree, variant: Variant): Promise<Server> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", SERVER, variant, tree.dir, ADMIN_TOKEN],
-    // Its own deno.json and lock file, as that checkout would run.
+async function startVariant(tree: Tree, variant: Variant): Promise<Server> {
+  // Its own deno.json and lock file, as that checkout would run; the request log on stdout is
+  // dropped and the port comes on stderr.
+  const server = await startServer(SERVER, [variant, tree.dir, ADMIN_TOKEN], {
     cwd: tree.root,
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let err = "";
-  while (!/PORT (\d+)/.test(err)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`${variant} server exited: ${err}`);
-    err += value;
-  }
-  // Keep reading stderr so the server never blocks on a full pipe.
-  (async () => {
-    while (!(await reader.read()).done) { /* drain */ }
-  })().catch(() => {});
-  return {
-    tree,
-    variant,
-    url: `http://127.0.0.1:${/PORT (\d+)/.exec(err)![1]}`,
-    pid: child.pid,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-    },
-  };
+    portOn: "stderr",
+  });
+  return { ...server, tree, variant };
 }
 
 /** CPU seconds the process has used so far (user + system). */
@@ -176,7 +152,7 @@ const servers: Server[] = [];
 try {
   // One after the other: a tree's first start creates its KV file and runs the migrations.
   for (const tree of trees) {
-    for (const variant of VARIANTS) servers.push(await startServer(tree, variant));
+    for (const variant of VARIANTS) servers.push(await startVariant(tree, variant));
   }
   // The same workloads (names) on every tree, each with its own folder and key.
   const workloadsOf = new Map<Tree, Awaited<ReturnType<typeof workloadsOn>>>();

@@ -14,6 +14,7 @@ import {
   currentRssMiB,
   freePort,
   median,
+  numberArg,
   peakRssMiB,
   rate,
   resetPeak,
@@ -22,8 +23,7 @@ import {
 } from "./lib.ts";
 
 const MIB = 1024 * 1024;
-const mibArg = Deno.args.indexOf("--mib");
-const DOC_BYTES = (mibArg >= 0 ? Number(Deno.args[mibArg + 1]) : 100) * MIB;
+const DOC_BYTES = numberArg("mib", 100) * MIB;
 const INFO_REQUESTS = 3000;
 const CONCURRENCY = 8;
 const ROUNDS = 3;

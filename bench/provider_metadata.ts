@@ -20,17 +20,19 @@
  */
 import { AdminClient } from "../tests/helpers/admin.ts";
 import { newProviderAdapter } from "../tests/helpers/provider.ts";
-import type { ProviderHostClient } from "../provider/host_client.ts";
+import type { ProviderHostClient } from "../provider/host/client.ts";
 import {
   ADMIN_TOKEN,
   currentRssMiB,
   freePort,
   mainEnv,
   median,
+  numberArg,
   peakRssMiB,
   rate,
   resetPeak,
   startServer as startBenchServer,
+  stringArg,
   waitFor,
 } from "./lib.ts";
 
@@ -42,16 +44,12 @@ const MIXED_MS = 8000;
 const ISSUE_LIST_RATE = 32;
 const ROOT = new URL("..", import.meta.url).pathname;
 
-const arg = (name: string) => {
-  const i = Deno.args.indexOf(name);
-  return i >= 0 ? Deno.args[i + 1] : undefined;
-};
-const ROUNDS = Number(arg("--rounds") ?? 3);
+const ROUNDS = numberArg("rounds", 3);
 /** Concurrent clients of every phase (issue 13 states its targets for 16). */
-const CLIENTS = Number(arg("--clients") ?? 16);
-const BEFORE = arg("--before");
-const PHASES = new Set((arg("--phases") ?? "info,list,mixed").split(","));
-const SERVER_FLAGS = (arg("--server-flags") ?? "").split(" ").filter((s) => s !== "");
+const CLIENTS = numberArg("clients", 16);
+const BEFORE = stringArg("before");
+const PHASES = new Set((stringArg("phases") ?? "info,list,mixed").split(","));
+const SERVER_FLAGS = (stringArg("server-flags") ?? "").split(" ").filter((s) => s !== "");
 
 interface Server {
   label: string;

@@ -13,6 +13,7 @@ import { newResource } from "../kv/tree/placement.ts";
 import { type Resource, writeResource } from "../kv/tree/resources.ts";
 import { startTestServer } from "../tests/helpers/server.ts";
 import { type ApiUser, newApiUser } from "../tests/helpers/api.ts";
+import { prng } from "../tests/helpers/bytes.ts";
 import { alternatingMedians, numberArg } from "./lib.ts";
 
 const SMALL = numberArg("small", 1_000);
@@ -49,18 +50,6 @@ const server = await startTestServer({ blobStore: "kv" });
 const d = server.deps;
 const small = await newApiUser(server, "small-drive");
 const large = await newApiUser(server, "large-drive");
-
-/** mulberry32, so both drives get the same kind of names on every run. */
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * `n` resources in `user`'s drive: folders three levels deep (`fanout` per level) and files in

@@ -9,9 +9,10 @@
  *
  * Usage: deno run -A bench/serve_create_floor.ts <kv file> [--sets N]  (prints "PORT <n>")
  */
+import { numberArg } from "./lib.ts";
+
 const [kvPath] = Deno.args;
-const setsAt = Deno.args.indexOf("--sets");
-const SETS = setsAt >= 0 ? Number(Deno.args[setsAt + 1]) : 3;
+const SETS = numberArg("sets", 3);
 const kv = await Deno.openKv(kvPath);
 const KEY = "floor-key";
 await kv.set(["key", KEY], { userSeq: 1, tenantId: 1 });

@@ -15,26 +15,23 @@
  */
 import { openKvBlobStore } from "../blobs/kv.ts";
 import { readConfig } from "../config.ts";
-import { openIdAllocator, openKv } from "../kv/db.ts";
-import type { Deps } from "../kv/deps.ts";
+import { openKv } from "../kv/db.ts";
+import { createDeps, type Deps } from "../kv/deps.ts";
 import { blobStoreKeys } from "../kv/keys.ts";
-import { openSecretsKey } from "../kv/secrets_key.ts";
 import { createTenant } from "../kv/identity/tenants.ts";
 import { createUser, type User } from "../kv/identity/users.ts";
 import { authorizeFolderTarget, authorizeResourceAccess } from "../kv/sharing/authorize.ts";
 import { createShare } from "../kv/sharing/share_writes.ts";
 import { createFolder } from "../kv/tree/folders.ts";
 import { newResource } from "../kv/tree/placement.ts";
-import { listChildren, type Resource, writeResource } from "../kv/tree/resources.ts";
+import { listChildren } from "../kv/tree/listing.ts";
+import { type Resource, writeResource } from "../kv/tree/resources.ts";
+import { numberArg } from "./lib.ts";
 
-const arg = (name: string, dflt: number) => {
-  const i = Deno.args.indexOf(name);
-  return i >= 0 ? Number(Deno.args[i + 1]) : dflt;
-};
-const SMALL = arg("--small", 1000);
-const BIG = arg("--big", 100_000);
-const CALLS = arg("--calls", 200);
-const ROUNDS = arg("--rounds", 3);
+const SMALL = numberArg("small", 1000);
+const BIG = numberArg("big", 100_000);
+const CALLS = numberArg("calls", 200);
+const ROUNDS = numberArg("rounds", 3);
 const json = Deno.args.includes("--json");
 const CHAIN = 63;
 const PROBE_CHILDREN = 100;
@@ -60,13 +57,7 @@ async function openDeps(dir: string): Promise<Deps> {
   const config = readConfig({ DRIVE_KV: `${dir}/drive.kv`, DRIVE_BLOB_STORE: "kv" });
   // The service's own handle (kv/db.ts): busy retries and the parent memo loadPath batches with.
   const kv = await openKv(`${dir}/drive.kv`);
-  return {
-    kv,
-    blobs: openKvBlobStore(kv, blobStoreKeys),
-    config,
-    ids: openIdAllocator(kv),
-    secretsKey: openSecretsKey(config),
-  };
+  return createDeps(config, { kv, blobs: openKvBlobStore(kv, blobStoreKeys) });
 }
 
 /** Folders under `parentRs` written PER_COMMIT at a time, as createFolder writes each one. */
@@ -147,29 +138,22 @@ async function buildDrive(name: string, resources: number): Promise<Drive> {
   };
 }
 
+/** As POST /folders: authorize the parent (its path), then create with the depth just read. */
+async function createFolderIn(t: Drive, parent: Resource, name: string) {
+  const at = await authorizeFolderTarget(t.d.kv, t.owner, { pfs: parent.rs });
+  return createFolder(t.d, {
+    ownerSeq: t.owner.userSeq,
+    parentRs: at.parentRs,
+    parentDepth: at.depth,
+    name,
+    actorSeq: t.owner.userSeq,
+  });
+}
+
 /** The operations timed, each one call; `i` makes created names unique. */
 const OPERATIONS: Record<string, (t: Drive, i: number, round: number) => Promise<unknown>> = {
-  // As POST /folders: authorize the parent (its path), then create with the depth just read.
-  "create folder in a root folder": async (t, i, round) => {
-    const at = await authorizeFolderTarget(t.d.kv, t.owner, { pfs: t.work.rs });
-    return createFolder(t.d, {
-      ownerSeq: t.owner.userSeq,
-      parentRs: at.parentRs,
-      parentDepth: at.depth,
-      name: `new ${round} ${i}`,
-      actorSeq: t.owner.userSeq,
-    });
-  },
-  "create folder 64 deep": async (t, i, round) => {
-    const at = await authorizeFolderTarget(t.d.kv, t.owner, { pfs: t.chain.at(-1)!.rs });
-    return createFolder(t.d, {
-      ownerSeq: t.owner.userSeq,
-      parentRs: at.parentRs,
-      parentDepth: at.depth,
-      name: `new ${round} ${i}`,
-      actorSeq: t.owner.userSeq,
-    });
-  },
+  "create folder in a root folder": (t, i, round) => createFolderIn(t, t.work, `new ${round} ${i}`),
+  "create folder 64 deep": (t, i, round) => createFolderIn(t, t.chain.at(-1)!, `new ${round} ${i}`),
   "list 100 in a root folder": (t) =>
     listChildren(t.d.kv, t.owner.userSeq, t.work.rs, { sort: "name", order: "asc", limit: 100 }),
   "list 100, 63 deep": (t) =>

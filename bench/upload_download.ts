@@ -17,12 +17,12 @@ import { AdminClient } from "../tests/helpers/admin.ts";
 import {
   ADMIN_TOKEN,
   type BenchServer,
-  median,
+  measureTransfer,
   MiB,
   numberArg,
-  procKiB,
   startApp,
   startServer,
+  TransferRuns,
 } from "./lib.ts";
 
 const SIZE = numberArg("mib", 256) * MiB;
@@ -30,14 +30,9 @@ const RUNS = numberArg("runs", 3);
 
 /** Runs `transfer` and reports its throughput and the server's peak RSS growth. */
 async function measure(server: BenchServer, transfer: () => Promise<number>) {
-  Deno.writeTextFileSync(`/proc/${server.pid}/clear_refs`, "5"); // reset VmHWM to VmRSS
-  const before = await procKiB(server.pid, "VmRSS");
-  const t0 = performance.now();
-  const bytes = await transfer();
-  const seconds = (performance.now() - t0) / 1000;
+  const { value: bytes, ...run } = await measureTransfer(server.pid, SIZE, transfer);
   if (bytes !== SIZE) throw new Error(`transferred ${bytes} bytes, expected ${SIZE}`);
-  const growthMiB = ((await procKiB(server.pid, "VmHWM")) - before) / 1024;
-  return { mibPerSec: SIZE / MiB / seconds, growthMiB };
+  return run;
 }
 
 /**
@@ -104,18 +99,9 @@ try {
     file.close();
   }
 
-  const results: Record<string, { mibPerSec: number[]; growthMiB: number[] }> = {};
-  const record = async (
-    name: string,
-    measured:
-      | { mibPerSec: number; growthMiB: number }
-      | Promise<{ mibPerSec: number; growthMiB: number }>,
-  ) => {
-    const r = await measured;
-    results[name] ??= { mibPerSec: [], growthMiB: [] };
-    results[name].mibPerSec.push(r.mibPerSec);
-    results[name].growthMiB.push(r.growthMiB);
-  };
+  const results = new TransferRuns();
+  type Run = { mibPerSec: number; growthMiB: number };
+  const record = async (name: string, run: Run | Promise<Run>) => results.add(name, await run);
 
   await settleDisk();
   await Deno.mkdir(`${dir}/baseline`);
@@ -192,12 +178,7 @@ try {
     await app.stop();
   }
 
-  const rows = Object.entries(results).map(([name, r]) => ({
-    name,
-    median: median(r.mibPerSec),
-    best: Math.max(...r.mibPerSec),
-    growthMiB: Math.max(...r.growthMiB),
-  }));
+  const rows = results.rows();
   const row = (prefix: string) => rows.find((r) => r.name.startsWith(prefix))!;
   const ratio = (ours: string, base: string) => ({
     median: row(ours).median / row(base).median,
@@ -212,15 +193,9 @@ try {
   );
 
   console.log(`${SIZE / MiB} MiB file, ${RUNS} runs each, ${Deno.build.os}/${Deno.build.arch}`);
-  console.log("| transfer | MiB/s (median) | MiB/s (best) | peak server RSS growth (MiB, max) |");
-  console.log("|---|---:|---:|---:|");
-  for (const r of rows) {
-    console.log(
-      `| ${r.name} | ${r.median.toFixed(0)} | ${r.best.toFixed(0)} | ${r.growthMiB.toFixed(1)} |`,
-    );
-  }
+  results.printTable("transfer");
   console.log("");
-  for (const [name, r] of Object.entries(results)) {
+  for (const [name, r] of Object.entries(results.runs)) {
     console.log(`${name}: every run ${r.mibPerSec.map((v) => v.toFixed(0)).join(", ")} MiB/s`);
   }
   const verdict = (ok: boolean) => (ok ? "met" : "NOT met");

@@ -10,7 +10,7 @@
  * Target: tus >= 0.8x the multipart upload's MiB/s (median), memory flat.
  */
 import { AdminClient } from "../tests/helpers/admin.ts";
-import { ADMIN_TOKEN, median, MiB, numberArg, procKiB, startApp } from "./lib.ts";
+import { ADMIN_TOKEN, measureTransfer, MiB, numberArg, startApp, TransferRuns } from "./lib.ts";
 
 const SIZE = numberArg("mib", 256) * MiB;
 const PIECE = numberArg("piece-mib", 8) * MiB;
@@ -61,7 +61,7 @@ try {
   }
   await Deno.mkdir(`${dir}/app`);
   const app = await startApp(`${dir}/app`);
-  const results: Record<string, { mibPerSec: number[]; growthMiB: number[] }> = {};
+  const results = new TransferRuns();
   try {
     const admin = new AdminClient(app.url, ADMIN_TOKEN);
     const tenant = await admin.createTenant("bench");
@@ -73,14 +73,8 @@ try {
 
     const measure = async (name: string, transfer: () => Promise<number>) => {
       await new Deno.Command("sync").output();
-      Deno.writeTextFileSync(`/proc/${app.pid}/clear_refs`, "5");
-      const before = await procKiB(app.pid, "VmRSS");
-      const t0 = performance.now();
-      const rs = await transfer();
-      const seconds = (performance.now() - t0) / 1000;
-      results[name] ??= { mibPerSec: [], growthMiB: [] };
-      results[name].mibPerSec.push(SIZE / MiB / seconds);
-      results[name].growthMiB.push(((await procKiB(app.pid, "VmHWM")) - before) / 1024);
+      const { value: rs, ...run } = await measureTransfer(app.pid, SIZE, transfer);
+      results.add(name, run);
       await curl([...auth, "-o", "/dev/null", "-X", "PATCH", `${api}/files/${rs}/delete`]);
       await curl([...auth, "-o", "/dev/null", "-X", "DELETE", `${api}/trash/${rs}`]);
     };
@@ -132,20 +126,9 @@ try {
     await app.stop();
   }
 
-  const rows = Object.entries(results).map(([name, r]) => ({
-    name,
-    median: median(r.mibPerSec),
-    best: Math.max(...r.mibPerSec),
-    growth: Math.max(...r.growthMiB),
-  }));
+  const rows = results.rows();
   console.log(`${SIZE / MiB} MiB file, ${RUNS} runs each, ${Deno.build.os}/${Deno.build.arch}`);
-  console.log("| upload | MiB/s (median) | MiB/s (best) | peak server RSS growth (MiB, max) |");
-  console.log("|---|---:|---:|---:|");
-  for (const r of rows) {
-    console.log(
-      `| ${r.name} | ${r.median.toFixed(0)} | ${r.best.toFixed(0)} | ${r.growth.toFixed(1)} |`,
-    );
-  }
+  results.printTable("upload");
   const ratio = rows[1].median / rows[0].median;
   console.log(
     `\ntus / multipart: ${ratio.toFixed(2)}x median, ` +

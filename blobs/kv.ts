@@ -118,7 +118,7 @@ export function openKvBlobStore(
     }),
     record: (info): BlobRecord => ({ ...info, chunkSize: KV_CHUNK, storedAt: Date.now() }),
     readChunks: (blobId, range) => readChunks(blobId, KV_CHUNK, range),
-    deletePrefix: (prefix) => deletePrefix(kv, prefix),
+    deleteListed: (selector) => deleteListed(kv, selector),
   });
 
   return {
@@ -165,7 +165,7 @@ export function openKvBlobStore(
         batch.check({ key: marker, versionstamp: markedAt }).delete(marker);
         if (!(await batch.commit()).ok) throw new LeaseLostError(`blob ${blobId}`);
       } catch (err) {
-        await deletePrefix(kv, blobKeys.chunk(blobId)).catch(() => {});
+        await deleteListed(kv, { prefix: blobKeys.chunk(blobId) }).catch(() => {});
         // Unless a sweep took it (then the sweep removes it).
         if (markedAt) {
           await kv.atomic().check({ key: marker, versionstamp: markedAt }).delete(marker).commit()
@@ -194,7 +194,7 @@ export function openKvBlobStore(
 
     async delete(blobId: string): Promise<void> {
       await kv.delete(blobKeys.blob(blobId));
-      await deletePrefix(kv, blobKeys.chunk(blobId));
+      await deleteListed(kv, { prefix: blobKeys.chunk(blobId) });
     },
 
     async *list(): AsyncIterable<StoredBlob> {
@@ -227,7 +227,7 @@ export function openKvBlobStore(
               : { ...mark, taken: true };
             const res = await kv.atomic().check(e).set(e.key, taken).commit();
             if (!res.ok) return false;
-            await deletePrefix(kv, blobKeys.chunk(blobId));
+            await deleteListed(kv, { prefix: blobKeys.chunk(blobId) });
             await kv.atomic().check({ key: e.key, versionstamp: res.versionstamp }).delete(e.key)
               .commit();
             return true;
@@ -238,11 +238,11 @@ export function openKvBlobStore(
   };
 }
 
-/** Deletes every key under `prefix`, in commits that stay below KV's per-commit limits. */
-async function deletePrefix(kv: Deno.Kv, prefix: Deno.KvKey): Promise<void> {
+/** Deletes every key `selector` lists, in commits that stay below KV's per-commit limits. */
+async function deleteListed(kv: Deno.Kv, selector: Deno.KvListSelector): Promise<void> {
   let batch = kv.atomic();
   let n = 0;
-  for await (const entry of kv.list({ prefix })) {
+  for await (const entry of kv.list(selector)) {
     batch.delete(entry.key);
     if (++n === 500) {
       await batch.commit();

@@ -42,7 +42,8 @@ export interface KvStageContext {
   record(info: { size: number; sha256: string; chunks: number }): unknown;
   /** Streams the inclusive `range` of the bytes in a blob id's chunks. */
   readChunks(blobId: string, range: ByteRange): ReadableStream<Uint8Array>;
-  deletePrefix(prefix: Deno.KvKey): Promise<void>;
+  /** Deletes every key `selector` lists, in commits within KV's limits. */
+  deleteListed(selector: Deno.KvListSelector): Promise<void>;
 }
 
 export function kvStaging(ctx: KvStageContext): StageMethods {
@@ -56,20 +57,8 @@ export function kvStaging(ctx: KvStageContext): StageMethods {
   }
 
   /** Deletes the chunks from index `from` on (what a failed append left past the offset). */
-  async function dropChunksFrom(blobId: string, from: number): Promise<void> {
-    let batch = kv.atomic();
-    let n = 0;
-    for await (
-      const e of kv.list({ prefix: keys.chunk(blobId), start: keys.chunk(blobId, from) })
-    ) {
-      batch.delete(e.key);
-      if (++n === 500) {
-        await batch.commit();
-        batch = kv.atomic();
-        n = 0;
-      }
-    }
-    if (n > 0) await batch.commit();
+  function dropChunksFrom(blobId: string, from: number): Promise<void> {
+    return ctx.deleteListed({ prefix: keys.chunk(blobId), start: keys.chunk(blobId, from) });
   }
 
   return {
@@ -196,7 +185,7 @@ export function kvStaging(ctx: KvStageContext): StageMethods {
       const { blobId } = parseStageId(stageId);
       // The marker first: a late append then fails its checked commit instead of writing chunks.
       await kv.delete(keys.pending(blobId));
-      await ctx.deletePrefix(keys.chunk(blobId));
+      await ctx.deleteListed({ prefix: keys.chunk(blobId) });
     },
   };
 }

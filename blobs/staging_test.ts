@@ -7,70 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { openFsBlobStore } from "./fs.ts";
-import { openKvBlobStore } from "./kv.ts";
-import { openWriteLeases } from "./leases.ts";
-import {
-  type BlobStore,
-  clearAbandonedWrites,
-  StageAppendError,
-  StageNotFoundError,
-} from "./store.ts";
+import { type Fixture, testEachKind } from "./store_fixtures.ts";
+import { clearAbandonedWrites, StageAppendError, StageNotFoundError } from "./store.ts";
 import { testBytes } from "../tests/helpers/bytes.ts";
-import { blobStoreKeys } from "../kv/keys.ts";
 
 const MiB = 1024 * 1024;
 const HOUR = 3_600_000;
 
-interface Fixture {
-  store: BlobStore;
-  /** Another instance on the same KV file and directory, as another process has. */
-  another(): Promise<BlobStore>;
-  /** Stored things left: files (fs) or blob KV entries (kv). */
-  leftovers(): Promise<number>;
-}
-
-async function countFiles(dir: string): Promise<number> {
-  let n = 0;
-  for await (const e of Deno.readDir(dir)) {
-    n += e.isDirectory ? await countFiles(`${dir}/${e.name}`) : 1;
-  }
-  return n;
-}
-
-function contract(name: string, fn: (f: Fixture) => Promise<void>) {
-  for (const kind of ["fs", "kv"] as const) {
-    Deno.test(`blob stage contract: ${name} [${kind}]`, async () => {
-      const root = await Deno.makeTempDir({ prefix: `blob-stage-${kind}-` });
-      const handles: Deno.Kv[] = [];
-      const open = async () => {
-        const kv = await Deno.openKv(`${root}/drive.kv`);
-        handles.push(kv);
-        const leases = openWriteLeases(kv, blobStoreKeys.lease, kind);
-        return kind === "fs"
-          ? await openFsBlobStore(`${root}/blobs`, leases)
-          : openKvBlobStore(kv, blobStoreKeys, leases);
-      };
-      try {
-        await fn({
-          store: await open(),
-          another: open,
-          async leftovers() {
-            if (kind === "fs") return await countFiles(`${root}/blobs`);
-            let n = 0;
-            for (const family of ["blob", "blob_chunk", "blob_pending"]) {
-              for await (const _ of handles[0].list({ prefix: [family] })) n++;
-            }
-            return n;
-          },
-        });
-      } finally {
-        for (const h of handles) h.close();
-        await Deno.remove(root, { recursive: true });
-      }
-    });
-  }
-}
+const contract = (name: string, fn: (f: Fixture) => Promise<void>) =>
+  testEachKind(`blob stage contract: ${name}`, fn);
 
 /** `bytes` in `piece`-sized chunks, then (with `failAfter`) an error instead of the rest. */
 function body(bytes: Uint8Array, piece: number, failAfter?: number): ReadableStream<Uint8Array> {

@@ -183,6 +183,18 @@ export class BlobNotFoundError extends Error {
   }
 }
 
+/** Whether `blobs` holds `blobId`: opens its bytes and cancels the read. */
+export async function blobExists(blobs: BlobStore, blobId: string): Promise<boolean> {
+  try {
+    const stream = await blobs.read(blobId);
+    await stream.cancel();
+    return true;
+  } catch (err) {
+    if (err instanceof BlobNotFoundError) return false;
+    throw err;
+  }
+}
+
 export function newBlobId(): string {
   return crypto.randomUUID().replaceAll("-", "");
 }

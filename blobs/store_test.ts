@@ -6,101 +6,21 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { openFsBlobStore } from "./fs.ts";
-import { KV_CHUNK, openKvBlobStore } from "./kv.ts";
-import { LeaseLostError, type LeaseTiming, openWriteLeases, type WriterLease } from "./leases.ts";
+import { KV_CHUNK } from "./kv.ts";
+import { LeaseLostError } from "./leases.ts";
+import { type Fixture, fixture, testEachKind } from "./store_fixtures.ts";
 import {
   BlobNotFoundError,
   BlobSizeMismatchError,
-  type BlobStore,
   BlobTooLargeError,
   clearAbandonedWrites,
 } from "./store.ts";
 import { testBytes } from "../tests/helpers/bytes.ts";
-import { blobStoreKeys } from "../kv/keys.ts";
+import { outliveWriterLease, until } from "../tests/helpers/wait.ts";
 
 const MiB = 1024 * 1024;
-type Kind = "fs" | "kv";
-
-interface Fixture {
-  kind: Kind;
-  store: BlobStore;
-  /** The KV file and the blob directory (fs), for another store instance or process. */
-  kvPath: string;
-  dir: string;
-  /**
-   * How many stored things (files, KV entries) exist, temp files and pending markers included
-   * (not the writer leases, which outlive writes on purpose).
-   */
-  leftovers(): Promise<number>;
-  /** Another instance of the store on the same KV file and directory, as another process has. */
-  another(timing?: LeaseTiming): Promise<BlobStore>;
-  close(): Promise<void>;
-}
-
-async function countFiles(dir: string): Promise<number> {
-  let n = 0;
-  for await (const e of Deno.readDir(dir)) {
-    n += e.isDirectory ? await countFiles(`${dir}/${e.name}`) : 1;
-  }
-  return n;
-}
-
-async function countEntries(kv: Deno.Kv, families: string[]): Promise<number> {
-  let n = 0;
-  for (const family of families) for await (const _ of kv.list({ prefix: [family] })) n++;
-  return n;
-}
-
-/** A store of `kind` over a KV file in a fresh temp directory (blobs under `<root>/blobs`). */
-async function fixture(kind: Kind, timing?: LeaseTiming): Promise<Fixture> {
-  const root = await Deno.makeTempDir({ prefix: `blob-contract-${kind}-` });
-  const kvPath = `${root}/drive.kv`;
-  const dir = `${root}/blobs`;
-  const handles: Deno.Kv[] = [];
-  const open = async (timing?: LeaseTiming) => {
-    const kv = await Deno.openKv(kvPath);
-    handles.push(kv);
-    const leases = openWriteLeases(kv, blobStoreKeys.lease, kind, timing);
-    return {
-      kv,
-      store: kind === "fs"
-        ? await openFsBlobStore(dir, leases)
-        : openKvBlobStore(kv, blobStoreKeys, leases),
-    };
-  };
-  const { kv, store } = await open(timing);
-  return {
-    kind,
-    store,
-    kvPath,
-    dir,
-    async leftovers() {
-      if (kind === "fs") return await countFiles(dir);
-      return await countEntries(kv, ["blob", "blob_chunk", "blob_pending"]);
-    },
-    async another(timing?: LeaseTiming) {
-      return (await open(timing)).store;
-    },
-    async close() {
-      for (const h of handles) h.close();
-      await Deno.remove(root, { recursive: true });
-    },
-  };
-}
-
-function contract(name: string, fn: (f: Fixture) => Promise<void>) {
-  for (const kind of ["fs", "kv"] as const) {
-    Deno.test(`blob store contract: ${name} [${kind}]`, async () => {
-      const f = await fixture(kind);
-      try {
-        await fn(f);
-      } finally {
-        await f.close();
-      }
-    });
-  }
-}
+const contract = (name: string, fn: (f: Fixture) => Promise<void>) =>
+  testEachKind(`blob store contract: ${name}`, fn);
 
 /** `bytes` as a stream of `piece`-sized chunks (network-like, not aligned to any store chunk). */
 function pieces(bytes: Uint8Array, piece: number): ReadableStream<Uint8Array> {
@@ -261,37 +181,18 @@ function stalled(first: Uint8Array, rest: Uint8Array) {
   return { body, finish };
 }
 
-async function until(what: string, probe: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /**
- * Waits until the one writer lease in `f`'s KV has been renewed more than one whole lease period
- * past the end of the lease it held when first seen: the write has then stalled far longer than
- * its lease reaches, measured by the writer's own renewals rather than by a fixed sleep (which
- * a slow machine can make too short, or a late renewal timer make look like a dead writer).
+ * A write of 2 MiB (`seed`'s bytes) to `f`'s store that sends its first MiB and then stalls until
+ * `finish()`, returned once its first bytes are stored. `writing` is observed by the caller; a
+ * failure meanwhile must fail that test, not the whole file.
  */
-async function outliveLease(f: Fixture): Promise<void> {
-  const kv = await Deno.openKv(f.kvPath);
-  try {
-    const lease = async () => {
-      const all = await Array.fromAsync(kv.list<WriterLease>({ prefix: blobStoreKeys.lease() }));
-      assert.equal(all.length, 1, "one writer");
-      return all[0].value;
-    };
-    const first = await lease();
-    const period = first.expiresAt - first.renewedAt;
-    await until(
-      "the writer to renew its lease a period past its first one",
-      async () => (await lease()).renewedAt > first.expiresAt + period,
-    );
-  } finally {
-    kv.close();
-  }
+async function stalledWrite(f: Fixture, seed: number) {
+  const bytes = testBytes(2 * MiB, seed);
+  const { body, finish } = stalled(bytes.subarray(0, MiB), bytes.subarray(MiB));
+  const writing = f.store.write(body);
+  writing.catch(() => {});
+  await until("the write's first bytes", async () => (await f.leftovers()) > 0);
+  return { bytes, finish, writing };
 }
 
 /**
@@ -362,13 +263,8 @@ for (const kind of ["fs", "kv"] as const) {
     const f = await fixture(kind, { renewMs: 100, expiryMs: 800 });
     try {
       const other = await f.another();
-      const bytes = testBytes(2 * MiB, 12);
-      const { body, finish } = stalled(bytes.subarray(0, MiB), bytes.subarray(MiB));
-      const writing = f.store.write(body);
-      // Observed below; a failure meanwhile must fail this test, not the whole file.
-      writing.catch(() => {});
-      await until("the write's first bytes", async () => (await f.leftovers()) > 0);
-      await outliveLease(f);
+      const { bytes, finish, writing } = await stalledWrite(f, 12);
+      await outliveWriterLease(f.kv);
       assert.equal(await clearAbandonedWrites(other, { dryRun: true }), 0);
       assert.equal(await clearAbandonedWrites(other, { dryRun: false }), 0);
       finish();
@@ -386,18 +282,9 @@ for (const kind of ["fs", "kv"] as const) {
     const f = await fixture(kind, { renewMs: 60_000, expiryMs: 180_000 });
     try {
       const other = await f.another();
-      const bytes = testBytes(2 * MiB, 13);
-      const { body, finish } = stalled(bytes.subarray(0, MiB), bytes.subarray(MiB));
-      const writing = f.store.write(body);
-      writing.catch(() => {});
-      await until("the write's first bytes", async () => (await f.leftovers()) > 0);
-      const kv = await Deno.openKv(f.kvPath);
-      try {
-        for await (const e of kv.list<{ expiresAt: number }>({ prefix: ["blob_lease"] })) {
-          await kv.set(e.key, { ...e.value, expiresAt: Date.now() - 1 });
-        }
-      } finally {
-        kv.close();
+      const { finish, writing } = await stalledWrite(f, 13);
+      for await (const e of f.kv.list<{ expiresAt: number }>({ prefix: ["blob_lease"] })) {
+        await f.kv.set(e.key, { ...e.value, expiresAt: Date.now() - 1 });
       }
       assert.equal(await clearAbandonedWrites(other, { dryRun: false }), 1);
       finish();

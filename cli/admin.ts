@@ -9,6 +9,7 @@ import { BackupError } from "../kv/backup/format.ts";
 import { DriveError } from "../kv/errors.ts";
 import { SchemaTooNewError } from "../kv/migrations/migrations.ts";
 import { CliExit, EXIT } from "./context.ts";
+import { addConfigCommand } from "./config.ts";
 import { addIdentityCommands } from "./identity.ts";
 import { addLifecycleCommands } from "./lifecycle.ts";
 import { addMaintenanceCommands } from "./maintenance.ts";
@@ -27,6 +28,7 @@ function buildProgram(): Command {
   addIdentityCommands(program);
   addLifecycleCommands(program);
   addMaintenanceCommands(program);
+  addConfigCommand(program);
   // Commands added above inherit exitOverride; groups with no action show their help.
   return program;
 }

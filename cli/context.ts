@@ -3,11 +3,9 @@
  * configuration as the server (config.ts, the DRIVE_* variables), and printing a result as text
  * or, with --json, as one JSON document on stdout for scripts.
  */
-import { openStores } from "../boot.ts";
+import { openStoresAndDeps } from "../boot.ts";
 import { type Config, ConfigError, readConfig } from "../config.ts";
-import { openIdAllocator } from "../kv/db.ts";
 import type { Deps } from "../kv/deps.ts";
-import { openSecretsKey } from "../kv/secrets_key.ts";
 
 /** The exit codes of `admin` (docs/operations.md, admin CLI). */
 export const EXIT = {
@@ -38,8 +36,13 @@ export interface Opened extends Deps {
 }
 
 export function loadConfig(): Config {
+  return configured(() => readConfig());
+}
+
+/** `read`'s result; a configuration error refuses the command (exit 3) with its one line. */
+export function configured<T>(read: () => T): T {
   try {
-    return readConfig();
+    return read();
   } catch (err) {
     if (err instanceof ConfigError) {
       throw new CliExit(EXIT.refused, `configuration error: ${err.message}`);
@@ -49,17 +52,10 @@ export function loadConfig(): Config {
 }
 
 /** Opens KV and the blob store (running the start-up migrations, as a server start does). */
-export async function openDeps(): Promise<Opened> {
+async function openDeps(): Promise<Opened> {
   const config = loadConfig();
-  const { kv, blobs } = await openStores(config);
-  return {
-    kv,
-    blobs,
-    config,
-    ids: openIdAllocator(kv),
-    secretsKey: openSecretsKey(config),
-    close: () => kv.close(),
-  };
+  const d = await openStoresAndDeps(config);
+  return { ...d, close: () => d.kv.close() };
 }
 
 /** Runs `fn` with the stores open, closing them afterwards whatever happens. */

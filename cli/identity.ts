@@ -12,7 +12,7 @@ import {
   CreateUserBody,
   KEY_ID_PATTERN,
   KEY_ID_RULE,
-} from "../api/admin/schemas.ts";
+} from "../api/admin/schemas/identity.ts";
 import { resetAdminToken } from "../kv/identity/admin_token.ts";
 import {
   type ApiKey,
@@ -28,6 +28,7 @@ import {
   type Tenant,
 } from "../kv/identity/tenants.ts";
 import { createUser, listUsers, setUserDisabled, type User } from "../kv/identity/users.ts";
+import { parseQuotaText } from "../lib/quota.ts";
 import { getUsage } from "../kv/tree/usage.ts";
 import { CliExit, EXIT, loadConfig, print, table, withDeps } from "./context.ts";
 
@@ -43,6 +44,13 @@ export function positiveInt(name: string) {
     }
     return Number(value);
   };
+}
+
+/** A quota as the console takes it (lib/quota.ts), or a usage error saying what is accepted. */
+function quotaArg(value: string): number {
+  const bytes = parseQuotaText(value);
+  if (typeof bytes === "string") throw new InvalidArgumentError(bytes);
+  return bytes;
 }
 
 function keyIdArg(value: string): string {
@@ -88,6 +96,28 @@ const keyRows = (items: ApiKey[]) =>
     items.map((k) => [k.keyId, k.userSeq, k.scopes.join(","), state(k), k.label, k.createdAt]),
   );
 
+/** The `disable` and `enable` commands of a group (tenants, users, keys), alike but for words. */
+function addDisableEnable<Id, T>(group: Command, spec: {
+  disable: string;
+  enable: string;
+  argument: [name: string, about: string, parse: (value: string) => Id];
+  /** What --json prints, e.g. "the tenant". */
+  record: string;
+  set: (kv: Deno.Kv, id: Id, disabled: boolean) => Promise<T>;
+  show: (record: T) => { json: unknown; line: string };
+}): void {
+  for (const action of ["disable", "enable"] as const) {
+    group.command(action)
+      .description(spec[action])
+      .argument(...spec.argument)
+      .option("--json", `print ${spec.record} as JSON`)
+      .action(async (id: Id, opts: JsonOption) => {
+        const shown = spec.show(await withDeps((d) => spec.set(d.kv, id, action === "disable")));
+        print(opts.json, shown.json, () => [shown.line]);
+      });
+  }
+}
+
 export function addIdentityCommands(program: Command): void {
   program.command("reset-admin-token")
     .description(
@@ -126,21 +156,15 @@ export function addIdentityCommands(program: Command): void {
       const items = await withDeps((d) => listTenants(d.kv));
       print(opts.json, { items }, () => tenantRows(items));
     });
-  for (const action of ["disable", "enable"] as const) {
-    tenants.command(action)
-      .description(
-        action === "disable"
-          ? "disable a tenant: its users' API keys, adapters and share links stop working; " +
-            "data is kept"
-          : "enable a disabled tenant again",
-      )
-      .argument("<tenantId>", "the tenant's id", positiveInt("tenantId"))
-      .option("--json", "print the tenant as JSON")
-      .action(async (id: number, opts: JsonOption) => {
-        const t = await withDeps((d) => setTenantDisabled(d.kv, id, action === "disable"));
-        print(opts.json, t, () => [`tenant ${t.id} "${t.name}" is ${state(t)}`]);
-      });
-  }
+  addDisableEnable(tenants, {
+    disable: "disable a tenant: its users' API keys, adapters and share links stop working; " +
+      "data is kept",
+    enable: "enable a disabled tenant again",
+    argument: ["<tenantId>", "the tenant's id", positiveInt("tenantId")],
+    record: "the tenant",
+    set: setTenantDisabled,
+    show: (t) => ({ json: t, line: `tenant ${t.id} "${t.name}" is ${state(t)}` }),
+  });
 
   const users = program.command("users").description("create, list, disable, enable users");
   users.command("create")
@@ -149,7 +173,12 @@ export function addIdentityCommands(program: Command): void {
     .requiredOption("--account <accountId>", "login id, unique across the service")
     .requiredOption("--email <email>", "e-mail address, unique across the service")
     .requiredOption("--name <name>", "display name")
-    .option("--quota <bytes>", "storage quota in bytes (default DRIVE_DEFAULT_QUOTA_BYTES)")
+    .option(
+      "--quota <size>",
+      "storage quota: bytes, or with a unit as in the console, e.g. 5GiB, 512MiB, 2.5TiB " +
+        "(default DRIVE_DEFAULT_QUOTA_BYTES)",
+      quotaArg,
+    )
     .option("--json", "print the user as JSON")
     .action(async (
       opts: JsonOption & {
@@ -157,7 +186,7 @@ export function addIdentityCommands(program: Command): void {
         account: string;
         email: string;
         name: string;
-        quota?: string;
+        quota?: number;
       },
     ) => {
       const body = validated(CreateUserBody, {
@@ -165,7 +194,7 @@ export function addIdentityCommands(program: Command): void {
         accountId: opts.account,
         email: opts.email,
         name: opts.name,
-        ...(opts.quota === undefined ? {} : { quotaBytes: Number(opts.quota) }),
+        ...(opts.quota === undefined ? {} : { quotaBytes: opts.quota }),
       });
       const u = await withDeps((d) =>
         createUser(d.kv, { ...body, quotaBytes: body.quotaBytes ?? d.config.defaultQuotaBytes })
@@ -187,22 +216,17 @@ export function addIdentityCommands(program: Command): void {
       });
       print(opts.json, { items }, () => userRows(items));
     });
-  for (const action of ["disable", "enable"] as const) {
-    users.command(action)
-      .description(
-        action === "disable"
-          ? "disable a user: their API keys, adapters and share links stop working; data is kept"
-          : "enable a disabled user again",
-      )
-      .argument("<userSeq>", "the user's seq", positiveInt("userSeq"))
-      .option("--json", "print the user as JSON")
-      .action(async (seq: number, opts: JsonOption) => {
-        const u = await withDeps((d) => setUserDisabled(d.kv, seq, action === "disable"));
-        print(opts.json, { ...u, disabledAt: u.disabledAt ?? null }, () => [
-          `user ${u.userSeq} "${u.accountId}" is ${state(u)}`,
-        ]);
-      });
-  }
+  addDisableEnable(users, {
+    disable: "disable a user: their API keys, adapters and share links stop working; data is kept",
+    enable: "enable a disabled user again",
+    argument: ["<userSeq>", "the user's seq", positiveInt("userSeq")],
+    record: "the user",
+    set: setUserDisabled,
+    show: (u) => ({
+      json: { ...u, disabledAt: u.disabledAt ?? null },
+      line: `user ${u.userSeq} "${u.accountId}" is ${state(u)}`,
+    }),
+  });
 
   const keys = program.command("keys").description("create, list, disable, enable, revoke keys");
   keys.command("create")
@@ -231,20 +255,14 @@ export function addIdentityCommands(program: Command): void {
       const items = await withDeps((d) => listApiKeys(d.kv, opts.user));
       print(opts.json, { items }, () => keyRows(items));
     });
-  for (const action of ["disable", "enable"] as const) {
-    keys.command(action)
-      .description(
-        action === "disable"
-          ? "disable an API key until it is enabled again"
-          : "enable a disabled API key (a revoked key stays revoked)",
-      )
-      .argument("<keyId>", "the key id (drv_<keyId>_<secret>)", keyIdArg)
-      .option("--json", "print the key record as JSON")
-      .action(async (keyId: string, opts: JsonOption) => {
-        const k = await withDeps((d) => setApiKeyDisabled(d.kv, keyId, action === "disable"));
-        print(opts.json, k, () => [`API key ${k.keyId} is ${state(k)}`]);
-      });
-  }
+  addDisableEnable(keys, {
+    disable: "disable an API key until it is enabled again",
+    enable: "enable a disabled API key (a revoked key stays revoked)",
+    argument: ["<keyId>", "the key id (drv_<keyId>_<secret>)", keyIdArg],
+    record: "the key record",
+    set: setApiKeyDisabled,
+    show: (k) => ({ json: k, line: `API key ${k.keyId} is ${state(k)}` }),
+  });
   keys.command("revoke")
     .description("revoke an API key for good")
     .argument("<keyId>", "the key id (drv_<keyId>_<secret>)", keyIdArg)

@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import { deleteTenant, deleteUser } from "../kv/lifecycle/delete_account.ts";
 import { runRetention } from "../kv/lifecycle/retention.ts";
 import { transferDrive } from "../kv/lifecycle/transfer.ts";
+import type { Deps } from "../kv/deps.ts";
 import { print, withDeps } from "./context.ts";
 import { positiveInt } from "./identity.ts";
 
@@ -22,23 +23,41 @@ function group(program: Command, name: string): Command {
   return found;
 }
 
-export function addLifecycleCommands(program: Command): void {
-  group(program, "users").command("delete")
-    .description(
-      "delete a user for good: files, versions, trash, shares, links, pins, keys, adapters " +
-        "(repeat to finish one a crash cut short)",
-    )
-    .argument("<userSeq>", "the user's seq", positiveInt("userSeq"))
-    .requiredOption("--confirm <accountId>", "the user's accountId, repeated")
+/**
+ * `<group> delete <id> --confirm <name>`: the deletion the admin API makes, which refuses unless
+ * `--confirm` repeats the target's name.
+ */
+function addDeleteCommand<R>(group: Command, spec: {
+  description: string;
+  argument: [name: string, about: string];
+  confirm: [flags: string, about: string];
+  run: (d: Deps, id: number, confirm: string) => Promise<R>;
+  line: (report: R) => string;
+}): void {
+  const [name, about] = spec.argument;
+  group.command("delete")
+    .description(spec.description)
+    .argument(name, about, positiveInt(name.slice(1, -1)))
+    .requiredOption(...spec.confirm)
     .option("--json", "print what was deleted as JSON")
-    .action(async (seq: number, opts: JsonOption & { confirm: string }) => {
-      const r = await withDeps((d) => deleteUser(d, seq, opts.confirm));
-      print(opts.json, r, () => [
-        `deleted user ${r.userSeq} "${r.accountId}": ${r.resources} files and folders, ` +
-        `${r.freedBytes} bytes freed, ${r.sharesRemoved} shares, ${r.keysDeleted} keys, ` +
-        `${r.adaptersDeleted} adapters`,
-      ]);
+    .action(async (id: number, opts: JsonOption & { confirm: string }) => {
+      const r = await withDeps((d) => spec.run(d, id, opts.confirm));
+      print(opts.json, r, () => [spec.line(r)]);
     });
+}
+
+export function addLifecycleCommands(program: Command): void {
+  addDeleteCommand(group(program, "users"), {
+    description: "delete a user for good: files, versions, trash, shares, links, pins, keys, " +
+      "adapters (repeat to finish one a crash cut short)",
+    argument: ["<userSeq>", "the user's seq"],
+    confirm: ["--confirm <accountId>", "the user's accountId, repeated"],
+    run: deleteUser,
+    line: (r) =>
+      `deleted user ${r.userSeq} "${r.accountId}": ${r.resources} files and folders, ` +
+      `${r.freedBytes} bytes freed, ${r.sharesRemoved} shares, ${r.keysDeleted} keys, ` +
+      `${r.adaptersDeleted} adapters`,
+  });
 
   group(program, "users").command("transfer")
     .description(
@@ -56,17 +75,13 @@ export function addLifecycleCommands(program: Command): void {
       ]);
     });
 
-  group(program, "tenants").command("delete")
-    .description("delete a tenant for good, with every user in it")
-    .argument("<tenantId>", "the tenant's id", positiveInt("tenantId"))
-    .requiredOption("--confirm <name>", "the tenant's name, repeated exactly")
-    .option("--json", "print what was deleted as JSON")
-    .action(async (id: number, opts: JsonOption & { confirm: string }) => {
-      const r = await withDeps((d) => deleteTenant(d, id, opts.confirm));
-      print(opts.json, r, () => [
-        `deleted tenant ${r.tenantId} "${r.name}" and ${r.users.length} users`,
-      ]);
-    });
+  addDeleteCommand(group(program, "tenants"), {
+    description: "delete a tenant for good, with every user in it",
+    argument: ["<tenantId>", "the tenant's id"],
+    confirm: ["--confirm <name>", "the tenant's name, repeated exactly"],
+    run: deleteTenant,
+    line: (r) => `deleted tenant ${r.tenantId} "${r.name}" and ${r.users.length} users`,
+  });
 
   program.command("retention").description("the trash and version retention job")
     .command("run")

@@ -26,10 +26,13 @@ function hoursArg(value: string): number {
   return n;
 }
 
-/** Opens `path` for a new file, refusing to overwrite one (a usage error, before any work). */
-async function createOutput(path: string): Promise<Deno.FsFile> {
+/**
+ * Opens `path` for a new file, refusing to overwrite one (a usage error, before any work).
+ * `mode`: its permission bits, from the start (a later chmod would leave a window).
+ */
+async function createOutput(path: string, mode?: number): Promise<Deno.FsFile> {
   try {
-    return await Deno.open(path, { write: true, createNew: true });
+    return await Deno.open(path, { write: true, createNew: true, mode });
   } catch (err) {
     if (err instanceof Deno.errors.AlreadyExists) {
       throw new CliExit(EXIT.usage, `${path} exists already; name a new file`);
@@ -42,8 +45,9 @@ async function createOutput(path: string): Promise<Deno.FsFile> {
 async function streamToNewFile(
   path: string,
   write: (out: WritableStream<Uint8Array>) => Promise<unknown>,
+  mode?: number,
 ): Promise<void> {
-  const file = await createOutput(path);
+  const file = await createOutput(path, mode);
   try {
     await write(file.writable);
   } catch (err) {
@@ -158,9 +162,10 @@ export function addMaintenanceCommands(program: Command): void {
     .action(async (opts: JsonOption & { out: string }) => {
       const manifest = await withDeps(async (d) => {
         let written;
+        // Owner-only: it holds secrets.key, token hashes and sealed secrets (backup-format.md).
         await streamToNewFile(opts.out, async (out) => {
           written = await writeBackup(d, out);
-        });
+        }, 0o600);
         return written!;
       });
       print(opts.json, manifest, () => [

@@ -90,7 +90,7 @@ export interface IdAllocator {
 }
 
 /** Ids a process reserves per commit: one commit on the sequence key per this many creates. */
-export const ID_BLOCK_SIZE = 1000;
+const ID_BLOCK_SIZE = 1000;
 
 /**
  * Ids from blocks reserved in one commit each on the sequence's key (the same key and value as

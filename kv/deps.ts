@@ -1,11 +1,21 @@
-import type { LimitFunction } from "p-limit";
+/**
+ * What every drive operation works on (`Deps`), and the one way to build it (`createDeps`):
+ * boot, the admin CLI, kv/testing.ts, the tests and the benches all call it, so every field is
+ * always there and no production code has a branch for "absent in tests". kv/deps_test.ts holds
+ * the brand below to that: a Deps written out by hand does not type-check.
+ */
+import pLimit, { type LimitFunction } from "p-limit";
 import type { BlobStore } from "../blobs/store.ts";
 import type { Config } from "../config.ts";
-import type { IdAllocator } from "./db.ts";
-import type { SecretsKey } from "./secrets_key.ts";
+import { type IdAllocator, openIdAllocator } from "./db.ts";
+import { identityEpochKey } from "./keys.ts";
+import { openSecretsKey, type SecretsKey } from "./secrets_key.ts";
 
-/** What every drive operation works on; built once by boot() in boot.ts and passed down. */
+/** Only createDeps can name it, so only createDeps (or a spread of its result) makes a Deps. */
+const BUILT_BY_CREATE_DEPS: unique symbol = Symbol("built by createDeps");
+
 export interface Deps {
+  readonly [BUILT_BY_CREATE_DEPS]: true;
   kv: Deno.Kv;
   blobs: BlobStore;
   config: Config;
@@ -14,23 +24,23 @@ export interface Deps {
   /** The key sealing adapter secrets, resolved once per service (kv/secrets_key.ts). */
   secretsKey: SecretsKey;
   /**
-   * This process's event-log runtime (kv/events/runtime.ts): the sequencer and the long-poll
-   * wake-ups. Absent in domain tests, where events are still appended and the feed polls.
+   * This process's event-log runtime: a server's sequencer and long-poll wake-ups
+   * (kv/events/runtime.ts, given by boot), else `passiveEventLog`.
    */
-  events?: EventLogHandle;
+  events: EventLogHandle;
   /**
-   * This process's cache of read-mostly identity facts (kv/identity/cache.ts), valid per request
-   * against one epoch key read in the same snapshot as the request's first record. Absent in
-   * domain tests, where every fact is read from KV.
+   * Read-mostly identity facts, valid per request against one epoch key read in the same
+   * snapshot as the request's first record: a server's cache (kv/identity/cache.ts, given by
+   * boot), else `uncachedFacts`, which loads every fact from KV.
    */
-  identity?: FactCache;
+  identity: FactCache;
   /**
    * Turns for building large listings on this thread: a drive API folder or trash page (up to
    * 1,000 entries) and a provider `list` answer each wait for one. A few build at once and the
    * rest queue, so the memory a listing load takes does not grow with its number of clients
-   * (boot: p-limit of DRIVE_LIST_CONCURRENCY; provider/list_pool.ts). Absent in domain tests.
+   * (p-limit of DRIVE_LIST_CONCURRENCY; provider/list_pool.ts).
    */
-  listingTurns?: LimitFunction;
+  listingTurns: LimitFunction;
 }
 
 /**
@@ -52,4 +62,52 @@ export interface EventLogHandle {
   sequenceNow(): Promise<void>;
   releaseLease(): Promise<void>;
   close(): void;
+}
+
+/** What createDeps may be given instead of its defaults (boot gives the serving runtime). */
+type DepsOverrides = Partial<Omit<Deps, typeof BUILT_BY_CREATE_DEPS | "kv" | "blobs">>;
+
+/** Builds the Deps of one service (or CLI run, or test) over its opened stores. */
+export function createDeps(
+  config: Config,
+  stores: { kv: Deno.Kv; blobs: BlobStore },
+  overrides: DepsOverrides = {},
+): Deps {
+  const { kv, blobs } = stores;
+  return {
+    [BUILT_BY_CREATE_DEPS]: true,
+    kv,
+    blobs,
+    config,
+    ids: openIdAllocator(kv),
+    secretsKey: openSecretsKey(config),
+    events: passiveEventLog,
+    identity: uncachedFacts(kv),
+    listingTurns: pLimit(config.listConcurrency),
+    ...overrides,
+  };
+}
+
+/**
+ * The event log of a process that serves nothing (the admin CLI, domain tests and benches): it
+ * appends events like any other and leaves sequencing them to the servers, whose rounds also
+ * run the webhook hook boot installs (a round here would skip it). Nobody long-polls its
+ * change feed, so it has nothing to deliver.
+ */
+const passiveEventLog: EventLogHandle = {
+  subscribe: () => () => {},
+  sequenceNow: () => Promise.resolve(),
+  releaseLease: () => Promise.resolve(),
+  close: () => {},
+};
+
+/** Identity facts read from KV on every call: what a cache answers, with no memory kept. */
+function uncachedFacts(kv: Deno.Kv): FactCache {
+  return {
+    async read(keys) {
+      const [epochEntry, ...entries] = await kv.getMany([identityEpochKey(), ...keys]);
+      return { epoch: (epochEntry.value as Deno.KvU64 | null)?.value ?? 0n, entries };
+    },
+    fact: (_epoch, _kind, _id, load) => load(),
+  };
 }

@@ -142,6 +142,7 @@ export const ERROR_CATALOG = {
     "A deletion or another transfer of this user (or tenant) is under way: repeat that one",
   ),
   TENANT_001: entry(404, "No such tenant"),
+  TENANT_002: entry(409, "Another tenant has this name (names are compared case-insensitively)"),
   KEY_001: entry(404, "No such API key"),
   ADMIN_001: entry(404, "No such admin endpoint"),
   ADMIN_002: entry(

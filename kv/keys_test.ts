@@ -1,15 +1,17 @@
 /**
- * Holds the code base to kv/keys.ts: every family has an owner that exists and declares its
- * value type, no module spells a key tuple itself, and only a family's owner writes it.
+ * Holds the code base to kv/key_families.ts and kv/keys.ts: every family has an owner that exists
+ * and declares its value type, no module spells a key tuple itself, and only a family's owner
+ * writes it.
  */
 import assert from "node:assert/strict";
 import * as keys from "./keys.ts";
-import { FAMILIES, type FamilyName } from "./keys.ts";
+import { FAMILIES, type FamilyName } from "./key_families.ts";
 
 const ROOT = new URL("../", import.meta.url);
 /** Source folders whose modules touch KV; tests, benches and scripts are not the service. */
 const SOURCE_DIRS = ["kv", "provider", "blobs", "api", "lib"];
-const KEYS_MODULE = "kv/keys.ts";
+/** The table and the builders spell the families themselves. */
+const KEYS_MODULES = ["kv/keys.ts", "kv/key_families.ts"];
 
 async function sources(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
@@ -17,7 +19,10 @@ async function sources(): Promise<Map<string, string>> {
     for await (const e of Deno.readDir(new URL(dir, ROOT))) {
       const path = `${dir}/${e.name}`;
       if (e.isDirectory) await walk(path);
-      else if (/\.tsx?$/.test(e.name) && !/_test\.tsx?$/.test(e.name) && path !== KEYS_MODULE) {
+      else if (
+        /\.tsx?$/.test(e.name) && !/_(test|fixtures)\.tsx?$/.test(e.name) &&
+        !KEYS_MODULES.includes(path)
+      ) {
         out.set(path, stripComments(await Deno.readTextFile(new URL(path, ROOT))));
       }
     }

@@ -13,8 +13,8 @@ const MEMO = Symbol("drive.parentMemo");
 
 /** Resource → parent (null: the drive root), at most `max` of them; past it the memo starts over. */
 export interface ParentMemo {
-  get(rs: number): number | null | undefined;
-  set(rs: number, parentRs: number | null): void;
+  get(resourceSeq: number): number | null | undefined;
+  set(resourceSeq: number, parentRs: number | null): void;
 }
 
 /** 50,000 pointers: about 4 MiB, the folders of many busy drives. */
@@ -23,10 +23,10 @@ const DEFAULT_MAX = 50_000;
 export function openParentMemo(max = DEFAULT_MAX): ParentMemo {
   const parents = new Map<number, number | null>();
   return {
-    get: (rs) => parents.get(rs),
-    set(rs, parentRs) {
-      if (parents.size >= max && !parents.has(rs)) parents.clear();
-      parents.set(rs, parentRs);
+    get: (resourceSeq) => parents.get(resourceSeq),
+    set(resourceSeq, parentRs) {
+      if (parents.size >= max && !parents.has(resourceSeq)) parents.clear();
+      parents.set(resourceSeq, parentRs);
     },
   };
 }

@@ -32,7 +32,7 @@ function randomKeyBase64(): string {
 }
 
 /** Reads DATA_DIR/secrets.key, creating it first when missing. */
-export async function keyFromFile(dataDir: string): Promise<Uint8Array> {
+async function keyFromFile(dataDir: string): Promise<Uint8Array> {
   const path = join(dataDir, SECRETS_KEY_FILE);
   try {
     return decodeKey(await Deno.readTextFile(path), path);

@@ -7,10 +7,8 @@
 import assert from "node:assert/strict";
 import { openKvBlobStore } from "../blobs/kv.ts";
 import { readConfig } from "../config.ts";
-import { openIdAllocator } from "./db.ts";
 import { attachParentMemo } from "./parent_memo.ts";
-import type { Deps } from "./deps.ts";
-import { openSecretsKey } from "./secrets_key.ts";
+import { createDeps, type Deps } from "./deps.ts";
 import { DriveError, type ErrorCode } from "./errors.ts";
 import { createTenant, type Tenant } from "./identity/tenants.ts";
 import { createUser, type User } from "./identity/users.ts";
@@ -19,7 +17,8 @@ import type { Share } from "./sharing/shares.ts";
 import { createFolder } from "./tree/folders.ts";
 import { putContent, storeGeneratedFile } from "./tree/content.ts";
 import { trashResource } from "./tree/moves.ts";
-import { listResourcesOwnedBy, listVersions, type Resource } from "./tree/resources.ts";
+import { listResourcesOwnedBy, type Resource } from "./tree/resources.ts";
+import { listVersions } from "./tree/content_versions.ts";
 import { blobStoreKeys } from "./keys.ts";
 
 /**
@@ -36,8 +35,7 @@ export function domainTest(
     try {
       const config = readConfig({ DRIVE_KV: ":memory:", DRIVE_BLOB_STORE: "kv" });
       const blobs = openKvBlobStore(kv, blobStoreKeys);
-      const secretsKey = openSecretsKey(config);
-      await fn({ kv, blobs, config, ids: openIdAllocator(kv), secretsKey }, t);
+      await fn(createDeps(config, { kv, blobs }), t);
     } finally {
       kv.close();
     }

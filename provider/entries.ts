@@ -4,7 +4,8 @@
  */
 import type { Adapter } from "../kv/adapters/adapters.ts";
 import { getLock, isLive, liveLocksAmong, type Lock } from "../kv/tree/locks.ts";
-import { iterateChildren, type Resource, toIso } from "../kv/tree/resources.ts";
+import { iterateChildren } from "../kv/tree/listing.ts";
+import { type Resource, toIso } from "../kv/tree/resources.ts";
 import { MAX_LIST_ENTRIES, MAX_PATH_CHARS } from "./limits.ts";
 import type { ProviderNode, ProviderRoot } from "./paths.ts";
 import { ProviderError } from "./responses.ts";
@@ -24,7 +25,7 @@ export interface Entry {
 }
 
 /** Display name of the root (the spec leaves it to the provider). */
-export const ROOT_NAME = "root";
+const ROOT_NAME = "root";
 const MAX_LOCKER_CHARS = 255;
 
 /** Stable across renames and content changes of the same document, distinct per document. */
@@ -33,7 +34,7 @@ export function docIdOf(adapter: Adapter, resource: Resource): string {
 }
 
 /** Changes with every content change: the version number plus the content hash. */
-export function revisionOf(resource: Resource): string | null {
+function revisionOf(resource: Resource): string | null {
   if (resource.type !== "FILE" || resource.sha256 === null) return null;
   return `${resource.version}-${resource.sha256.slice(0, 16)}`;
 }
@@ -90,7 +91,7 @@ export function entryOf(
 }
 
 /** The root entry: empty path, a directory of size 0. */
-export function rootEntry(adapter: Adapter, root: ProviderRoot): Entry {
+function rootEntry(adapter: Adapter, root: ProviderRoot): Entry {
   return {
     path: "",
     name: root.folder?.name ?? ROOT_NAME,

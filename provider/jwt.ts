@@ -8,7 +8,7 @@ import { Buffer } from "node:buffer";
 import { MAX_JWT_BYTES, MAX_JWT_LIFETIME_S } from "./limits.ts";
 import { parseStrictJson } from "./strict_json.ts";
 
-export const JWT_TYP = "doc-storage-request+jwt";
+const JWT_TYP = "doc-storage-request+jwt";
 export const JWT_ISS = "doc-office";
 export const JWT_AUD = "doc-http-storage-provider";
 

@@ -7,7 +7,7 @@
  * and V8 grows its heap to hold them. The pool admits `DRIVE_LIST_CONCURRENCY` listings per
  * building thread and queues the rest (p-limit; on the main thread these are `Deps.listingTurns`,
  * shared with the drive API's pages): 128 clients then peak where 16 do (277 MiB against 502-534
- * before), at the same or a better rate (docs/benchmarks.md, "Fifth pass").
+ * before), at the same or a better rate (docs/benchmarks-history.md, "Fifth pass").
  *
  * Listing workers (`DRIVE_LIST_WORKERS`): a Deno process runs all of its JavaScript on one
  * thread, so the pool can hand the build to worker threads, each with its own handle on the same

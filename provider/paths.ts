@@ -4,13 +4,8 @@
  * decoded path by names under the adapter's root folder.
  */
 import { isDriveError } from "../kv/errors.ts";
-import {
-  findChildByName,
-  MAX_DEPTH,
-  nameCharacterProblem,
-  type Resource,
-  validateName,
-} from "../kv/tree/resources.ts";
+import { findChildByName, MAX_DEPTH, type Resource } from "../kv/tree/resources.ts";
+import { nameCharacterProblem, validateName } from "../kv/tree/names.ts";
 import { MAX_NAME_CHARS, MAX_PATH_CHARS } from "./limits.ts";
 import { type Operation, OPERATIONS } from "../kv/adapters/operations.ts";
 
@@ -177,7 +172,7 @@ export type ProviderNode =
     above: Resource[];
   };
 
-export type Resolution =
+type Resolution =
   | { found: true; node: ProviderNode }
   /** `throughFile`: a segment before the last named a file, so the path cannot exist. */
   | { found: false; throughFile: boolean };

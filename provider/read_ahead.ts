@@ -12,7 +12,7 @@
  * earlier returned, from the same snapshot as the adapter record; for an operation that changes
  * nothing, that moment does not matter.
  *
- * Measured (docs/benchmarks.md, "Fourth pass"): an info is one `getMany` and the jti commit
+ * Measured (docs/benchmarks-history.md, "Fourth pass"): an info is one `getMany` and the jti commit
  * instead of four round trips.
  */
 
@@ -20,7 +20,7 @@
 export type KvReader = Pick<Deno.Kv, "get">;
 
 /** At most this many keys ride along (getMany takes 10; the epoch and the adapter take 2). */
-export const READ_AHEAD_KEYS = 8;
+const READ_AHEAD_KEYS = 8;
 /** Remembered (adapter, operation, path) triples; past it the memory starts over. */
 const MAX_REMEMBERED = 4096;
 

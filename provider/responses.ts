@@ -26,7 +26,7 @@ export const unauthorized = () => new ProviderError(401, UNAUTHORIZED_TEXT);
 // no-transform: intermediaries (and any automatic compression) must keep the exact bytes.
 const NO_TRANSFORM = "no-store, no-transform";
 
-export function textResponse(status: number, text: string, extra: HeadersInit = {}): Response {
+function textResponse(status: number, text: string, extra: HeadersInit = {}): Response {
   const bytes = new TextEncoder().encode(text);
   const headers = new Headers(extra);
   headers.set("content-type", "text/plain; charset=utf-8");

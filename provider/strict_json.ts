@@ -4,7 +4,7 @@
  * object keys with a small scanner and then lets JSON.parse build the value.
  */
 
-export class StrictJsonError extends Error {}
+class StrictJsonError extends Error {}
 
 /** Parses `text` as JSON, failing on syntax errors and on any object with a repeated key. */
 export function parseStrictJson(text: string): unknown {

@@ -34,9 +34,9 @@ import {
 } from "./paths.ts";
 import { ProviderError, unauthorized } from "./responses.ts";
 
-export const ADAPTER_HEADER = "x-doc-storage-adapter";
-export const JWT_HEADER = "x-doc-storage-request-jwt";
-export const EMPTY_SHA256 = createHash("sha256").digest("hex");
+const ADAPTER_HEADER = "x-doc-storage-adapter";
+const JWT_HEADER = "x-doc-storage-request-jwt";
+const EMPTY_SHA256 = createHash("sha256").digest("hex");
 
 const BODY_OPERATIONS = new Set(["put", "lock", "unlock", "mkdir", "rename"]);
 
@@ -200,7 +200,7 @@ const isInt = (v: unknown): v is number => typeof v === "number" && Number.isSaf
 const isHex64 = (v: unknown) => typeof v === "string" && /^[0-9a-f]{64}$/.test(v);
 
 /** client_metadata limits: 2,048 bytes, keys 1-64 non-blank, strings <= 512, depth <= 8. */
-export function clientMetadataOk(meta: unknown): boolean {
+function clientMetadataOk(meta: unknown): boolean {
   if (!isObject(meta)) return false;
   if (new TextEncoder().encode(JSON.stringify(meta)).byteLength > 2048) return false;
   const keyOk = (k: string) => k.trim() !== "" && [...k].length <= 64;

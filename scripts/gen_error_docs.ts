@@ -20,7 +20,9 @@ export function renderErrorCatalog(): string {
     "|---|---|---|",
   ];
   for (const [code, { status, meaning }] of Object.entries(ERROR_CATALOG)) {
-    lines.push(`| ${code} | ${status} | ${meaning.replaceAll("|", "\\|")} |`);
+    lines.push(
+      `| ${code} | ${status} | ${meaning.replaceAll("\\", "\\\\").replaceAll("|", "\\|")} |`,
+    );
   }
   return lines.join("\n") + "\n";
 }

@@ -4,8 +4,7 @@
  * signs a fresh `list` of the root for the adapter and validates the answer with the host
  * client's rules.
  */
-import type { Context } from "hono";
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import {
   ADAPTER_NAME_PATTERN,
   createAdapter,
@@ -17,15 +16,21 @@ import {
 } from "../../kv/adapters/adapters.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
-import { normalizeBaseUrl, ProviderHostClient } from "../../provider/host_client.ts";
+import { normalizeBaseUrl, ProviderHostClient } from "../../provider/host/client.ts";
 import { jsonBody, newOpenApiApp } from "../http/openapi.ts";
-import { idFromPath, validJson, validOptionalJson } from "../http/validate.ts";
+import {
+  adminErrors,
+  adminJson,
+  adminRoute,
+  BODY_ERRORS,
+  creationRoute,
+  deleteRoute,
+  operation,
+} from "./schemas/common.ts";
 import {
   type Adapter,
   ADAPTER_NAME_RULE,
   AdapterSchema,
-  adminErrors,
-  adminJson,
   type ConnectionTest,
   ConnectionTestBody,
   ConnectionTestSchema,
@@ -35,174 +40,180 @@ import {
   type RotatedSecret,
   RotatedSecretSchema,
   RotateSecretBody,
-} from "./schemas.ts";
+} from "./schemas/adapters.ts";
 
 const TEST_TIMEOUT_MS = 15_000;
 
-/** The `:name` of an adapter route, checked before it reaches the adapter's KV key. */
-const nameOf = (c: Context) => idFromPath(c, "name", ADAPTER_NAME_PATTERN, ADAPTER_NAME_RULE);
+const adapterOp = operation("Adapters");
 
+/** The `{name}` of an adapter route, checked before it reaches the adapter's KV key. */
 const NameParams = z.object({
-  name: z.string().regex(ADAPTER_NAME_PATTERN, ADAPTER_NAME_RULE).openapi({
+  name: z.string().regex(ADAPTER_NAME_PATTERN, `must be ${ADAPTER_NAME_RULE}`).openapi({
     param: { name: "name", in: "path" },
     description: `The adapter's name: ${ADAPTER_NAME_RULE}`,
     example: "office",
   }),
 });
 
-// The handlers validate by hand (validJson, idFromPath) with these schemas; the declarations
-// document them.
-const ROUTES = [
-  createRoute({
-    method: "post",
-    path: "/adapters",
-    tags: ["Adapters"],
-    operationId: "createAdapter",
-    summary: "Register a storage provider adapter; its secret is shown this once",
-    request: { body: jsonBody(CreateAdapterBody) },
-    responses: {
-      201: adminJson(CreatedAdapterSchema, "The adapter, with its secret"),
-      ...adminErrors(
-        "REQUEST_003",
-        "REQUEST_005",
-        "USER_001",
-        "RESOURCE_002",
-        "ADAPTER_002",
-        "ADAPTER_003",
-        "ADAPTER_004",
-      ),
-    },
-  }),
-  createRoute({
-    method: "get",
-    path: "/adapters",
-    tags: ["Adapters"],
-    operationId: "listAdapters",
-    summary: "List the storage provider adapters",
-    responses: {
-      200: adminJson(
-        z.object({ items: z.array(AdapterSchema).describe("The adapters") }),
-        "Every adapter",
-      ),
-      ...adminErrors(),
-    },
-  }),
-  createRoute({
-    method: "get",
-    path: "/adapters/{name}",
-    tags: ["Adapters"],
-    operationId: "getAdapter",
-    summary: "Read one adapter (never its secret)",
-    request: { params: NameParams },
-    responses: { 200: adminJson(AdapterSchema, "The adapter"), ...adminErrors("ADAPTER_001") },
-  }),
-  createRoute({
-    method: "delete",
-    path: "/adapters/{name}",
-    tags: ["Adapters"],
-    operationId: "deleteAdapter",
-    summary: "Delete an adapter: the document host can no longer reach the drive through it",
-    request: { params: NameParams },
-    responses: { 204: { description: "Deleted" }, ...adminErrors("ADAPTER_001") },
-  }),
-  createRoute({
-    method: "post",
-    path: "/adapters/{name}/rotate-secret",
-    tags: ["Adapters"],
-    operationId: "rotateAdapterSecret",
-    summary: "Replace an adapter's secret (given, or generated and shown this once)",
-    request: { params: NameParams, body: jsonBody(RotateSecretBody, false) },
-    responses: {
-      200: adminJson(RotatedSecretSchema, "The new secret"),
-      ...adminErrors("REQUEST_003", "REQUEST_005", "ADAPTER_001", "ADAPTER_004"),
-    },
-  }),
-  createRoute({
-    method: "post",
-    path: "/adapters/{name}/test",
-    tags: ["Adapters"],
-    operationId: "testAdapterConnection",
-    summary: "Test the connection as the document host would: a signed list of the root",
-    request: { params: NameParams, body: jsonBody(ConnectionTestBody, false) },
-    responses: {
-      200: adminJson(ConnectionTestSchema, "The verdict (ok false lists the problems)"),
-      ...adminErrors("REQUEST_003", "REQUEST_005", "ADAPTER_001"),
-    },
-  }),
-];
-
 export function adaptersAdminApi(d: Deps) {
   const app = newOpenApiApp();
 
-  app.post("/adapters", async (c) => {
-    const body = await validJson(c, CreateAdapterBody);
-    const { adapter, secret } = await createAdapter(d, body);
-    return c.json({ ...adapter, secret } satisfies CreatedAdapter, 201);
-  });
-
-  app.get(
-    "/adapters",
-    async (c) => c.json({ items: await listAdapters(d.kv) satisfies Adapter[] }),
+  app.openapi(
+    creationRoute(
+      "/adapters",
+      adapterOp(
+        "createAdapter",
+        "Register a storage provider adapter; its secret is shown this once",
+        { action: "adapter_created", created: { name: "adapter", userSeq: "userSeq" } },
+      ),
+      CreateAdapterBody,
+      { record: CreatedAdapterSchema, description: "The adapter, with its secret" },
+      ...BODY_ERRORS,
+      "USER_001",
+      "RESOURCE_002",
+      "ADAPTER_002",
+      "ADAPTER_003",
+      "ADAPTER_004",
+    ),
+    async (c) => {
+      const { adapter, secret } = await createAdapter(d, c.req.valid("json"));
+      return c.json({ ...adapter, secret } satisfies CreatedAdapter, 201);
+    },
   );
 
-  app.get("/adapters/:name", async (c) => {
-    return c.json(await requireAdapter(d.kv, nameOf(c)) satisfies Adapter);
-  });
+  app.openapi(
+    adminRoute(
+      "get",
+      "/adapters",
+      adapterOp("listAdapters", "List the storage provider adapters"),
+      {
+        responses: {
+          200: adminJson(
+            z.object({ items: z.array(AdapterSchema).describe("The adapters") }),
+            "Every adapter",
+          ),
+          ...adminErrors(),
+        },
+      },
+    ),
+    async (c) => c.json({ items: await listAdapters(d.kv) satisfies Adapter[] }, 200),
+  );
 
-  app.delete("/adapters/:name", async (c) => {
-    await deleteAdapter(d.kv, nameOf(c));
-    return c.body(null, 204);
-  });
+  app.openapi(
+    adminRoute(
+      "get",
+      "/adapters/{name}",
+      adapterOp("getAdapter", "Read one adapter (never its secret)"),
+      {
+        request: { params: NameParams },
+        responses: { 200: adminJson(AdapterSchema, "The adapter"), ...adminErrors("ADAPTER_001") },
+      },
+    ),
+    async (c) => {
+      return c.json(await requireAdapter(d.kv, c.req.valid("param").name) satisfies Adapter, 200);
+    },
+  );
 
-  app.post("/adapters/:name/rotate-secret", async (c) => {
-    const name = nameOf(c);
-    const body = await validOptionalJson(c, RotateSecretBody);
-    const rotated = await rotateAdapterSecret(d, name, body.secret);
-    return c.json(rotated satisfies RotatedSecret);
-  });
+  app.openapi(
+    deleteRoute(
+      "/adapters/{name}",
+      adapterOp(
+        "deleteAdapter",
+        "Delete an adapter: the document host can no longer reach the drive through it",
+        { action: "adapter_deleted", targets: { name: "adapter" } },
+      ),
+      NameParams,
+      "Deleted",
+      "ADAPTER_001",
+    ),
+    async (c) => {
+      await deleteAdapter(d.kv, c.req.valid("param").name);
+      return c.body(null, 204);
+    },
+  );
 
-  app.post("/adapters/:name/test", async (c) => {
-    const name = nameOf(c);
-    const body = await validOptionalJson(c, ConnectionTestBody);
-    const baseUrl = body.baseUrl ?? d.config.publicUrl;
-    const normalized = normalizeBaseUrl(baseUrl);
-    if ("problem" in normalized) fail("REQUEST_001", `baseUrl: ${normalized.problem}`, "baseUrl");
-    const loaded = await loadAdapterWithSecret(d, name);
-    if (!loaded) fail("ADAPTER_001", `No adapter named "${name}"`, "name");
-    const client = new ProviderHostClient({
-      baseUrl: normalized.url,
-      adapter: loaded.adapter.name,
-      secret: loaded.secret,
-      timeoutMs: TEST_TIMEOUT_MS,
-    });
-    const started = performance.now();
-    const result = await client.list([]);
-    const durationMs = Math.round(performance.now() - started);
-    let verdict: ConnectionTest;
-    if (result.ok) {
-      verdict = {
-        ok: true,
-        status: result.status,
-        durationMs,
-        entries: result.value,
-        problems: [],
-      };
-    } else if (result.unsupported) {
-      // A valid LIST_NOT_SUPPORTED: the connection works; listing is unavailable.
-      verdict = {
-        ok: true,
-        status: 501,
-        durationMs,
-        unsupported: true,
-        notice: "The provider does not support list; file listing is unavailable",
-        problems: [],
-      };
-    } else {
-      verdict = { ok: false, status: result.status, durationMs, problems: result.problems };
-    }
-    return c.json(verdict);
-  });
+  app.openapi(
+    adminRoute(
+      "post",
+      "/adapters/{name}/rotate-secret",
+      adapterOp(
+        "rotateAdapterSecret",
+        "Replace an adapter's secret (given, or generated and shown this once)",
+        { action: "adapter_secret_rotated", targets: { name: "adapter" } },
+      ),
+      {
+        request: { params: NameParams, body: jsonBody(RotateSecretBody, false) },
+        responses: {
+          200: adminJson(RotatedSecretSchema, "The new secret"),
+          ...adminErrors(...BODY_ERRORS, "ADAPTER_001", "ADAPTER_004"),
+        },
+      },
+    ),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      const rotated = await rotateAdapterSecret(d, name, c.req.valid("json").secret);
+      return c.json(rotated satisfies RotatedSecret, 200);
+    },
+  );
 
-  for (const route of ROUTES) app.openAPIRegistry.registerPath(route);
+  app.openapi(
+    adminRoute(
+      "post",
+      "/adapters/{name}/test",
+      adapterOp(
+        "testAdapterConnection",
+        "Test the connection as the document host would: a signed list of the root",
+        { action: "adapter_tested", targets: { name: "adapter" } },
+      ),
+      {
+        request: { params: NameParams, body: jsonBody(ConnectionTestBody, false) },
+        responses: {
+          200: adminJson(ConnectionTestSchema, "The verdict (ok false lists the problems)"),
+          ...adminErrors(...BODY_ERRORS, "ADAPTER_001"),
+        },
+      },
+    ),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      const baseUrl = c.req.valid("json").baseUrl ?? d.config.publicUrl;
+      const normalized = normalizeBaseUrl(baseUrl);
+      if ("problem" in normalized) fail("REQUEST_001", `baseUrl: ${normalized.problem}`, "baseUrl");
+      const loaded = await loadAdapterWithSecret(d, name);
+      if (!loaded) fail("ADAPTER_001", `No adapter named "${name}"`, "name");
+      const client = new ProviderHostClient({
+        baseUrl: normalized.url,
+        adapter: loaded.adapter.name,
+        secret: loaded.secret,
+        timeoutMs: TEST_TIMEOUT_MS,
+      });
+      const started = performance.now();
+      const result = await client.list([]);
+      const durationMs = Math.round(performance.now() - started);
+      let verdict: ConnectionTest;
+      if (result.ok) {
+        verdict = {
+          ok: true,
+          status: result.status,
+          durationMs,
+          entries: result.value,
+          problems: [],
+        };
+      } else if (result.unsupported) {
+        // A valid LIST_NOT_SUPPORTED: the connection works; listing is unavailable.
+        verdict = {
+          ok: true,
+          status: 501,
+          durationMs,
+          unsupported: true,
+          notice: "The provider does not support list; file listing is unavailable",
+          problems: [],
+        };
+      } else {
+        verdict = { ok: false, status: result.status, durationMs, problems: result.problems };
+      }
+      return c.json(verdict, 200);
+    },
+  );
+
   return app;
 }

@@ -7,7 +7,7 @@ import type { AdminTokenCheck } from "../../kv/identity/admin_token.ts";
 import { fail } from "../../kv/errors.ts";
 import { setActor } from "../../lib/request_facts.ts";
 import { recordAdminAction } from "../../kv/events/log.ts";
-import { describeAdminAction } from "../http/admin_audit.ts";
+import { adminActions, auditLookup, describeAdminAction } from "../http/admin_audit.ts";
 import { bearerToken } from "../http/auth.ts";
 import { limitBody } from "../http/body_limit.ts";
 import { adminApiError } from "../http/errors.ts";
@@ -15,6 +15,7 @@ import { newOpenApiApp } from "../http/openapi.ts";
 import { adaptersAdminApi } from "./adapters.ts";
 import { blobsAdminApi } from "./blobs.ts";
 import { identityAdminApi } from "./identity.ts";
+import { keysAdminApi } from "./keys.ts";
 import { lifecycleAdminApi } from "./lifecycle.ts";
 import { locksAdminApi } from "./locks.ts";
 import { shareLinksAdminApi } from "./share_links.ts";
@@ -40,28 +41,28 @@ export function adminApi(d: Deps, adminToken: AdminTokenCheck) {
     await next();
   });
   // Every admin action that succeeded goes into the activity log (docs/changes.md): keys issued
-  // and revoked, adapters, quotas, ... by name (api/http/admin_audit.ts), with the tenant it
-  // concerns and its targets; never a body or a secret.
+  // and revoked, adapters, quotas, ... by the name its route declares (`x-audit`, read below
+  // once every route is mounted; api/http/admin_audit.ts), with the tenant it concerns and its
+  // targets; never a body or a secret.
+  const audits = { lookup: auditLookup({ definitions: [] }) };
   app.use("*", async (c, next) => {
     if (c.req.method === "GET" || c.req.method === "HEAD") return await next();
-    const draft = await describeAdminAction(
-      d.kv,
-      c.req.method,
-      c.req.path.replace(/^\/admin\/api/, ""),
-    );
+    const draft = await describeAdminAction(d.kv, c, audits.lookup);
     await next();
     if (c.res.status >= 400) return;
     const { action, tenantId, detail } = await draft.finish(c);
     await recordAdminAction(d.kv, action, { tenantId, detail });
   });
   app.route("/", identityAdminApi(d));
+  app.route("/", keysAdminApi(d));
   app.route("/", lifecycleAdminApi(d));
   app.route("/", adaptersAdminApi(d));
   app.route("/", locksAdminApi(d));
   app.route("/", shareLinksAdminApi(d));
   app.route("/", blobsAdminApi(d));
-  app.route("/", activityAdminApi(d));
   app.route("/", webhooksAdminApi(d));
+  audits.lookup = auditLookup(app.openAPIRegistry);
+  app.route("/", activityAdminApi(d, adminActions(audits.lookup)));
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", {
     type: "http",
     scheme: "bearer",

@@ -2,7 +2,7 @@
  * Admin API: current document locks (editor leases and storage-provider locks alike) and the
  * administrator's force-release, which is recorded with who released it.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import {
@@ -14,15 +14,14 @@ import {
 } from "../../kv/tree/locks.ts";
 import { getResource, toIso } from "../../kv/tree/resources.ts";
 import { jsonBody, newOpenApiApp, queryParam, seqParam } from "../http/openapi.ts";
-import { seqFromPath, validOptionalJson, validQuery } from "../http/validate.ts";
+import { adminErrors, adminJson, adminRoute, operation } from "./schemas/common.ts";
 import {
-  adminErrors,
   type DocumentLock,
   DocumentLockSchema,
   type LockRelease as LockReleaseView,
   LockReleaseSchema,
   ReleaseLockBody,
-} from "./schemas.ts";
+} from "./schemas/storage.ts";
 
 const ReleasesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).optional().openapi({
@@ -32,65 +31,7 @@ const ReleasesQuery = z.object({
   }),
 });
 
-// The handlers validate by hand (validQuery, seqFromPath, validOptionalJson) with these schemas;
-// the declarations document them.
-const listLocksRoute = createRoute({
-  method: "get",
-  path: "/locks",
-  tags: ["Locks"],
-  operationId: "listLocks",
-  summary: "List every live document lock (editor leases and storage provider locks)",
-  responses: {
-    200: {
-      description: "The live locks",
-      content: {
-        "application/json": {
-          schema: z.object({ items: z.array(DocumentLockSchema).describe("The locks") }),
-        },
-      },
-    },
-    ...adminErrors(),
-  },
-});
-
-const listLockReleasesRoute = createRoute({
-  method: "get",
-  path: "/locks/releases",
-  tags: ["Locks"],
-  operationId: "listLockReleases",
-  summary: "List the latest forced lock releases, newest first, with who released them",
-  request: { query: ReleasesQuery },
-  responses: {
-    200: {
-      description: "The releases",
-      content: {
-        "application/json": {
-          schema: z.object({ items: z.array(LockReleaseSchema).describe("The releases") }),
-        },
-      },
-    },
-    ...adminErrors(),
-  },
-});
-
-const releaseLockRoute = createRoute({
-  method: "delete",
-  path: "/locks/{resourceSeq}",
-  tags: ["Locks"],
-  operationId: "releaseLock",
-  summary: "Force-release a document's lock (recorded with who released it)",
-  request: {
-    params: z.object({ resourceSeq: seqParam("resourceSeq").describe("The locked document") }),
-    body: jsonBody(ReleaseLockBody, false),
-  },
-  responses: {
-    200: {
-      description: "The release, with the lock it ended",
-      content: { "application/json": { schema: LockReleaseSchema } },
-    },
-    ...adminErrors("LOCK_001", "REQUEST_003", "REQUEST_005"),
-  },
-});
+const lockOp = operation("Locks");
 
 async function lockView(kv: Deno.Kv, lock: Lock): Promise<DocumentLock> {
   const resource = await getResource(kv, lock.rs);
@@ -118,28 +59,83 @@ async function releaseView(kv: Deno.Kv, release: LockRelease): Promise<LockRelea
 export function locksAdminApi(d: Deps) {
   const app = newOpenApiApp();
 
-  app.get("/locks", async (c) => {
-    const locks = await listLocks(d.kv);
-    return c.json({ items: await Promise.all(locks.map((l) => lockView(d.kv, l))) });
-  });
+  app.openapi(
+    adminRoute(
+      "get",
+      "/locks",
+      lockOp(
+        "listLocks",
+        "List every live document lock (editor leases and storage provider locks)",
+      ),
+      {
+        responses: {
+          200: adminJson(
+            z.object({ items: z.array(DocumentLockSchema).describe("The locks") }),
+            "The live locks",
+          ),
+          ...adminErrors(),
+        },
+      },
+    ),
+    async (c) => {
+      const locks = await listLocks(d.kv);
+      return c.json({ items: await Promise.all(locks.map((l) => lockView(d.kv, l))) }, 200);
+    },
+  );
 
-  app.get("/locks/releases", async (c) => {
-    const q = validQuery(c, ReleasesQuery);
-    const releases = await listLockReleases(d.kv, q.limit ?? 100);
-    return c.json({ items: await Promise.all(releases.map((r) => releaseView(d.kv, r))) });
-  });
+  app.openapi(
+    adminRoute(
+      "get",
+      "/locks/releases",
+      lockOp(
+        "listLockReleases",
+        "List the latest forced lock releases, newest first, with who released them",
+      ),
+      {
+        request: { query: ReleasesQuery },
+        responses: {
+          200: adminJson(
+            z.object({ items: z.array(LockReleaseSchema).describe("The releases") }),
+            "The releases",
+          ),
+          ...adminErrors(),
+        },
+      },
+    ),
+    async (c) => {
+      const releases = await listLockReleases(d.kv, c.req.valid("query").limit ?? 100);
+      return c.json({ items: await Promise.all(releases.map((r) => releaseView(d.kv, r))) }, 200);
+    },
+  );
 
-  app.delete("/locks/:resourceSeq", async (c) => {
-    const rs = seqFromPath(c, "resourceSeq");
-    // The body is optional: a bare DELETE releases as "admin".
-    const body = await validOptionalJson(c, ReleaseLockBody);
-    const release = await forceReleaseLock(d.kv, rs, body.releasedBy ?? "admin");
-    if (!release) fail("LOCK_001", `Document ${rs} has no live lock`, "resourceSeq");
-    return c.json(await releaseView(d.kv, release));
-  });
-
-  for (const route of [listLocksRoute, listLockReleasesRoute, releaseLockRoute]) {
-    app.openAPIRegistry.registerPath(route);
-  }
+  app.openapi(
+    adminRoute(
+      "delete",
+      "/locks/{resourceSeq}",
+      lockOp("releaseLock", "Force-release a document's lock (recorded with who released it)", {
+        action: "lock_released",
+        targets: { resourceSeq: "rs" },
+      }),
+      {
+        request: {
+          params: z.object({
+            resourceSeq: seqParam("resourceSeq").describe("The locked document"),
+          }),
+          body: jsonBody(ReleaseLockBody, false),
+        },
+        responses: {
+          200: adminJson(LockReleaseSchema, "The release, with the lock it ended"),
+          ...adminErrors("LOCK_001", "REQUEST_003", "REQUEST_005"),
+        },
+      },
+    ),
+    async (c) => {
+      const rs = c.req.valid("param").resourceSeq;
+      // The body is optional: a bare DELETE releases as "admin".
+      const release = await forceReleaseLock(d.kv, rs, c.req.valid("json").releasedBy ?? "admin");
+      if (!release) fail("LOCK_001", `Document ${rs} has no live lock`, "resourceSeq");
+      return c.json(await releaseView(d.kv, release), 200);
+    },
+  );
   return app;
 }

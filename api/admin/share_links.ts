@@ -2,7 +2,7 @@
  * Admin API: the ORG_LINK / PUBLIC_LINK shares a page at a time (searched, or only the active
  * ones), and revoking one (the link stops resolving).
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import { toIso } from "../../kv/tree/resources.ts";
@@ -10,16 +10,15 @@ import { listLinkSharePage } from "../../kv/sharing/link_pages.ts";
 import { removeShare } from "../../kv/sharing/share_writes.ts";
 import { getShare, LINK_TYPES, linkUrlOf } from "../../kv/sharing/shares.ts";
 import { newOpenApiApp, queryParam, seqParam } from "../http/openapi.ts";
-import { pageWithCursor } from "../http/cursor.ts";
-import { seqFromPath, validQuery } from "../http/validate.ts";
+import { searchedPage } from "../http/cursor.ts";
 import {
-  adminErrors,
+  adminListRoute,
   adminPageQuery,
+  deleteRoute,
+  operation,
   type Paged,
-  pageOf,
-  type ShareLink,
-  ShareLinkSchema,
-} from "./schemas.ts";
+} from "./schemas/common.ts";
+import { type ShareLink, ShareLinkSchema } from "./schemas/storage.ts";
 
 const ShareLinksQuery = adminPageQuery(
   "the resource's name or a word of it, or of the owner's accountId, e-mail or name",
@@ -33,77 +32,66 @@ const ShareLinksQuery = adminPageQuery(
     }),
 });
 
-// The handlers validate by hand (seqFromPath, validQuery); these declarations document them.
-const listShareLinksRoute = createRoute({
-  method: "get",
-  path: "/share-links",
-  tags: ["Share links"],
-  operationId: "listShareLinks",
-  summary: "List the ORG_LINK and PUBLIC_LINK shares of every tenant, a page at a time in " +
-    "share seq order",
-  request: { query: ShareLinksQuery },
-  responses: {
-    200: {
-      description: "A page of link shares",
-      content: { "application/json": { schema: pageOf(ShareLinkSchema, "The link shares") } },
-    },
-    ...adminErrors("RESOURCE_018"),
-  },
-});
-
-const revokeShareLinkRoute = createRoute({
-  method: "delete",
-  path: "/share-links/{shareSeq}",
-  tags: ["Share links"],
-  operationId: "revokeShareLink",
-  summary: "Revoke a link share: its link stops resolving at once",
-  request: {
-    params: z.object({ shareSeq: seqParam("shareSeq").describe("The link share's seq") }),
-  },
-  responses: {
-    204: { description: "Revoked" },
-    ...adminErrors("SHARE_006"),
-  },
-});
+const linkOp = operation("Share links");
 
 export function shareLinksAdminApi(d: Deps) {
   const app = newOpenApiApp();
 
-  app.get("/share-links", async (c) => {
-    const { q, active, limit, cursor } = validQuery(c, ShareLinksQuery);
-    const activeOnly = active === "true";
-    const page = await pageWithCursor(
-      JSON.stringify(["share-links", q ?? "", activeOnly]),
-      cursor,
-      (inner) => listLinkSharePage(d.kv, { q, activeOnly }, { cursor: inner, limit }),
-    );
-    const items = page.items.map(({ share: s, resourceName, owner }): ShareLink => ({
-      shareSeq: s.shareSeq,
-      resourceSeq: s.rs,
-      resourceName,
-      ownerSeq: s.ownerSeq,
-      ownerAccountId: owner?.accountId ?? null,
-      shareType: s.type,
-      // The page holds only shares that have a link token.
-      url: linkUrlOf(d.config.publicUrl, s)!,
-      expireDate: s.expiresAt === null ? null : toIso(s.expiresAt),
-      isPasswordEnabled: s.passwordHash !== null,
-      createdAt: toIso(s.createdAt),
-    }));
-    return c.json({ items, nextCursor: page.nextCursor } satisfies Paged<ShareLink>);
-  });
+  app.openapi(
+    adminListRoute(
+      "/share-links",
+      linkOp(
+        "listShareLinks",
+        "List the ORG_LINK and PUBLIC_LINK shares of every tenant, a page at a time in " +
+          "share seq order",
+      ),
+      ShareLinksQuery,
+      ShareLinkSchema,
+      { items: "The link shares", page: "A page of link shares" },
+    ),
+    async (c) => {
+      const query = c.req.valid("query");
+      const activeOnly = query.active === "true";
+      const page = await searchedPage(d.kv, listLinkSharePage, "share-links", query, {
+        activeOnly,
+      });
+      const items = page.items.map(({ share: s, resourceName, owner }): ShareLink => ({
+        shareSeq: s.shareSeq,
+        resourceSeq: s.rs,
+        resourceName,
+        ownerSeq: s.ownerSeq,
+        ownerAccountId: owner?.accountId ?? null,
+        shareType: s.type,
+        // The page holds only shares that have a link token.
+        url: linkUrlOf(d.config.publicUrl, s)!,
+        expireDate: s.expiresAt === null ? null : toIso(s.expiresAt),
+        isPasswordEnabled: s.passwordHash !== null,
+        createdAt: toIso(s.createdAt),
+      }));
+      return c.json({ items, nextCursor: page.nextCursor } satisfies Paged<ShareLink>, 200);
+    },
+  );
 
-  app.delete("/share-links/:shareSeq", async (c) => {
-    const seq = seqFromPath(c, "shareSeq");
-    const share = await getShare(d.kv, seq);
-    if (!share || !LINK_TYPES.has(share.type)) {
-      fail("SHARE_006", `No link share with seq ${seq}`, "shareSeq");
-    }
-    await removeShare(d, seq);
-    return c.body(null, 204);
-  });
-
-  app.openAPIRegistry.registerPath(listShareLinksRoute);
-  app.openAPIRegistry.registerPath(revokeShareLinkRoute);
+  app.openapi(
+    deleteRoute(
+      "/share-links/{shareSeq}",
+      linkOp("revokeShareLink", "Revoke a link share: its link stops resolving at once", {
+        action: "link_revoked",
+        targets: { shareSeq: "shareSeq" },
+      }),
+      z.object({ shareSeq: seqParam("shareSeq").describe("The link share's seq") }),
+      "Revoked",
+      "SHARE_006",
+    ),
+    async (c) => {
+      const seq = c.req.valid("param").shareSeq;
+      const share = await getShare(d.kv, seq);
+      if (!share || !LINK_TYPES.has(share.type)) {
+        fail("SHARE_006", `No link share with seq ${seq}`, "shareSeq");
+      }
+      await removeShare(d, seq);
+      return c.body(null, 204);
+    },
+  );
   return app;
 }

@@ -1,11 +1,11 @@
 /**
  * The change feed (/changes; docs/changes.md): the current cursor, the changes after a cursor,
  * and a long-poll that answers as soon as one commits on any process. Reading needs api:read
- * only. The rules (what a caller sees, cursor order, retention) are kv/events/feed.ts's.
+ * only. The rules (what a caller sees, cursor order, retention) are kv/views/feed.ts's.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
-import { type Change, currentCursor, readChanges, waitForChanges } from "../../kv/events/feed.ts";
+import { type Change, currentCursor, readChanges, waitForChanges } from "../../kv/views/feed.ts";
 import { decodeCursor } from "../../kv/events/positions.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { pageSizeQuery } from "../http/cursor.ts";
@@ -17,7 +17,7 @@ import {
   EventResourceSchema,
   EventShareSchema,
 } from "../http/event_schemas.ts";
-import { errorResponses, jsonOk, newOpenApiApp, queryParam } from "../http/openapi.ts";
+import { jsonAnswers, newOpenApiApp, queryParam } from "../http/openapi.ts";
 
 const MAX_CHANGES_PAGE = 1000;
 const MAX_WAIT_SECONDS = 60;
@@ -84,17 +84,14 @@ const cursorRoute = createRoute({
   operationId: "getChangesCursor",
   tags,
   summary: "The current position of the change feed: changes committed later come after it",
-  responses: {
-    ...jsonOk(
-      z.object({
-        cursor: z.string().describe("Pass it to GET /changes or /changes/wait").openapi({
-          example: CURSOR_EXAMPLE,
-        }),
+  responses: jsonAnswers(
+    z.object({
+      cursor: z.string().describe("Pass it to GET /changes or /changes/wait").openapi({
+        example: CURSOR_EXAMPLE,
       }),
-      "The cursor",
-    ),
-    ...errorResponses(),
-  },
+    }),
+    "The cursor",
+  ),
 });
 
 const changesRoute = createRoute({
@@ -104,17 +101,16 @@ const changesRoute = createRoute({
   tags,
   summary: "Changes after a cursor that concern the caller, in commit order",
   request: { query: ChangesQuery },
-  responses: {
-    ...jsonOk(
-      z.object({
-        items: z.array(ChangeSchema).describe("The changes, oldest first"),
-        cursor: z.string().describe("Resume point: send it as cursor for the next page"),
-        hasMore: z.boolean().describe("Whether more entries follow right now (ask again)"),
-      }),
-      "A page of changes",
-    ),
-    ...errorResponses("REQUEST_001", "CHANGES_001"),
-  },
+  responses: jsonAnswers(
+    z.object({
+      items: z.array(ChangeSchema).describe("The changes, oldest first"),
+      cursor: z.string().describe("Resume point: send it as cursor for the next page"),
+      hasMore: z.boolean().describe("Whether more entries follow right now (ask again)"),
+    }),
+    "A page of changes",
+    "REQUEST_001",
+    "CHANGES_001",
+  ),
 });
 
 const waitRoute = createRoute({
@@ -124,17 +120,16 @@ const waitRoute = createRoute({
   tags,
   summary: "Long-poll: answers as soon as a change after the cursor concerns the caller",
   request: { query: WaitQuery },
-  responses: {
-    ...jsonOk(
-      z.object({
-        changes: z.boolean().describe(
-          "true: GET /changes with the same cursor has something; false: the timeout passed",
-        ),
-      }),
-      "Whether changes are waiting",
-    ),
-    ...errorResponses("REQUEST_001", "CHANGES_001"),
-  },
+  responses: jsonAnswers(
+    z.object({
+      changes: z.boolean().describe(
+        "true: GET /changes with the same cursor has something; false: the timeout passed",
+      ),
+    }),
+    "Whether changes are waiting",
+    "REQUEST_001",
+    "CHANGES_001",
+  ),
 });
 
 export function changesApi(d: Deps) {

@@ -10,7 +10,7 @@ import { fail, isDriveError } from "../../kv/errors.ts";
 import { pickTemplateLanguage, TEMPLATE_TYPES, templateFile } from "../../kv/tree/templates.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { bodySeq, errorResponses, jsonBody, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import { bodySeq, createdAnswers, jsonBody, newOpenApiApp } from "../http/openapi.ts";
 
 const CreateDocumentBody = z.object({
   tt: z.enum(TEMPLATE_TYPES, { error: "tt must be word, excel, ppt or note" }).openapi({
@@ -35,19 +35,20 @@ const createDocumentRoute = createRoute({
         example: "ko-KR,ko;q=0.9,en;q=0.8",
       }),
     }),
-    body: jsonBody(CreateDocumentBody),
+    body: jsonBody(CreateDocumentBody, true, { tt: "word", pfs: 1 }),
   },
-  responses: {
-    ...jsonOk(
-      z.object({
-        resourceSeq: z.number().int().describe("The new document"),
-        userSeq: z.number().int().openapi({ description: "Owner of the new document" }),
-      }),
-      "Created",
-      201,
-    ),
-    ...errorResponses("AUTH_003", "QUOTA_003", "RESOURCE_002", "RESOURCE_005", "PERMISSION_002"),
-  },
+  responses: createdAnswers(
+    z.object({
+      resourceSeq: z.number().int().describe("The new document"),
+      userSeq: z.number().int().openapi({ description: "Owner of the new document" }),
+    }),
+    "Created",
+    "AUTH_003",
+    "QUOTA_003",
+    "RESOURCE_002",
+    "RESOURCE_005",
+    "PERMISSION_002",
+  ),
 });
 
 export function documentsApi(d: Deps) {

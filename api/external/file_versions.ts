@@ -13,24 +13,27 @@ import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import { sendFile } from "../http/file_response.ts";
 import { recordDownload } from "../../kv/events/log.ts";
-import { errorResponses, jsonOk, newOpenApiApp, seqParam } from "../http/openapi.ts";
+import {
+  errorResponses,
+  FILE_ACCESS_ERRORS,
+  jsonAnswers,
+  newOpenApiApp,
+  seqParam,
+} from "../http/openapi.ts";
 import { ResourceItemSchema, SsQuery, toResourceItem } from "../http/schemas.ts";
 
 const VersionParams = z.object({
-  resourceSeq: seqParam("resourceSeq").openapi({ description: "The file's resource seq" }),
+  resourceSeq: seqParam("resourceSeq").openapi({
+    description: "The file's resource seq",
+    example: 2,
+  }),
   version: seqParam("version").openapi({
     description: "A version number from GET /files/{resourceSeq}/versions",
-    example: 2,
+    example: 1,
   }),
 });
 
-const COMMON = [
-  "RESOURCE_002",
-  "RESOURCE_006",
-  "PERMISSION_002",
-  "PERMISSION_004",
-  "VERSION_001",
-] as const;
+const COMMON = [...FILE_ACCESS_ERRORS, "VERSION_001"] as const;
 
 const downloadRoute = createRoute({
   method: "get",
@@ -53,7 +56,7 @@ const downloadRoute = createRoute({
 const RestoredSchema = z.object({
   file: ResourceItemSchema.describe("The file with its new current version"),
   restoredFrom: z.number().int().describe("The version whose content was restored").openapi({
-    example: 2,
+    example: 1,
   }),
 }).openapi("RestoredFileVersion", { description: "The file after a version was restored" });
 
@@ -68,10 +71,14 @@ const restoreRoute = createRoute({
     "the edit permission on shared files.",
   middleware: [requireWrite] as const,
   request: { params: VersionParams, query: SsQuery },
-  responses: {
-    ...jsonOk(RestoredSchema, "Restored"),
-    ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_010", "RESOURCE_015"),
-  },
+  responses: jsonAnswers(
+    RestoredSchema,
+    "Restored",
+    "AUTH_003",
+    ...COMMON,
+    "RESOURCE_010",
+    "RESOURCE_015",
+  ),
 });
 
 const DeletedSchema = z.object({
@@ -90,10 +97,7 @@ const deleteRoute = createRoute({
     "permission on shared files.",
   middleware: [requireWrite] as const,
   request: { params: VersionParams, query: SsQuery },
-  responses: {
-    ...jsonOk(DeletedSchema, "Deleted"),
-    ...errorResponses("AUTH_003", ...COMMON, "VERSION_002"),
-  },
+  responses: jsonAnswers(DeletedSchema, "Deleted", "AUTH_003", ...COMMON, "VERSION_002"),
 });
 
 function authorizedFile(

@@ -2,8 +2,7 @@
  * Reading files: download (attachment), the two-request download-token flow, and view (a safe
  * inline rendition). All stream from the blob store through sendFile.
  */
-import { createRoute } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import { createRoute, z } from "@hono/zod-openapi";
 import { authorizeResourceAccess, type Caller } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { redeemDownloadToken } from "../../kv/tree/download_tokens.ts";
@@ -11,13 +10,17 @@ import type { ErrorCode } from "../../kv/errors.ts";
 import type { Resource } from "../../kv/tree/resources.ts";
 import { recordSharedOpen } from "../../kv/sharing/shared_list.ts";
 import type { ApiEnv } from "../http/auth.ts";
-import { downloadLinkOk, DownloadTokenQuery, issueDownloadLink } from "../http/download_link.ts";
+import {
+  DownloadTokenQuery,
+  downloadTokenRoute,
+  issueDownloadLink,
+  tokenHook,
+} from "../http/download_link.ts";
 import { ok } from "../http/envelope.ts";
 import { recordDownload } from "../../kv/events/log.ts";
 import { type FileResponseOptions, sendFile } from "../http/file_response.ts";
-import { errorResponses, newOpenApiApp } from "../http/openapi.ts";
-import { seqFromPath, validQuery } from "../http/validate.ts";
-import { RsParams, SsQuery } from "../http/schemas.ts";
+import { errorResponses, FILE_ACCESS_ERRORS, newOpenApiApp } from "../http/openapi.ts";
+import { FileRsParams, SsQuery } from "../http/schemas.ts";
 
 /**
  * The file `caller` may `action`, or the catalog error saying why not. A recipient's download or
@@ -53,7 +56,7 @@ const AS_TEXT = new Set([
  * How `view` sends a file: images (not SVG), PDF, audio and video inline in their own type;
  * text and anything script-capable as plain text; everything else as an attachment.
  */
-export function viewRendition(mime: string | null): FileResponseOptions {
+function viewRendition(mime: string | null): FileResponseOptions {
   const type = (mime ?? "").split(";")[0].trim().toLowerCase();
   if (AS_TEXT.has(type) || type.startsWith("text/")) {
     return { disposition: "inline", contentType: TEXT };
@@ -65,57 +68,77 @@ export function viewRendition(mime: string | null): FileResponseOptions {
   return { disposition: "attachment", contentType: "application/octet-stream" };
 }
 
-const tokenRoute = createRoute({
-  method: "get",
-  path: "/files/{resourceSeq}/download-token",
-  operationId: "createFileDownloadToken",
-  tags: ["Files"],
-  summary: "Issue a short-lived download link (usable without Authorization)",
-  request: { params: RsParams, query: SsQuery },
-  responses: {
-    ...downloadLinkOk("file"),
-    ...errorResponses("RESOURCE_002", "RESOURCE_006", "PERMISSION_002", "PERMISSION_004"),
-  },
-});
+const tokenRoute = downloadTokenRoute(
+  "file",
+  FileRsParams,
+  "Issue a short-lived download link (usable without Authorization)",
+);
+
+const BINARY = z.string().openapi({ format: "binary", description: "The bytes" });
 
 const fileResponses = (...more: ErrorCode[]) => ({
-  200: { description: "The file's bytes (Content-Type of the file, Content-Disposition)" },
-  206: { description: "The requested byte range (Content-Range)" },
+  200: {
+    description: "The file's bytes (Content-Type of the file, Content-Disposition)",
+    content: { "application/octet-stream": { schema: BINARY } },
+  },
+  206: {
+    description: "The requested byte range (Content-Range)",
+    content: { "application/octet-stream": { schema: BINARY } },
+  },
   304: { description: "If-None-Match matched the ETag" },
-  ...errorResponses(
-    "RESOURCE_002",
-    "RESOURCE_006",
-    "RESOURCE_011",
-    "PERMISSION_002",
-    "PERMISSION_004",
-    ...more,
-  ),
+  ...errorResponses(...FILE_ACCESS_ERRORS, "RESOURCE_011", ...more),
+});
+
+const fileRoute = (action: "download" | "view", summary: string, operationId: string) =>
+  createRoute({
+    method: "get",
+    path: `/files/{resourceSeq}/${action}`,
+    operationId,
+    tags: ["Files"],
+    summary,
+    request: { params: FileRsParams, query: SsQuery },
+    responses: fileResponses(),
+  });
+
+const downloadRoute = fileRoute(
+  "download",
+  "Download a file (Range, ETag/If-None-Match supported)",
+  "downloadFile",
+);
+const viewRoute = fileRoute(
+  "view",
+  "Safe inline rendition: images, PDF, audio/video inline; text, HTML, SVG, XML, " +
+    "JS as text/plain; anything else as an attachment. Sandboxing CSP and nosniff always.",
+  "viewFile",
+);
+
+const tokenDownloadRoute = createRoute({
+  method: "get",
+  path: "/files/download",
+  operationId: "downloadFileWithToken",
+  tags: ["Files"],
+  summary: "Download with a token from /files/{resourceSeq}/download-token (no Authorization)",
+  security: [],
+  request: { query: DownloadTokenQuery },
+  responses: fileResponses("RESOURCE_009"),
 });
 
 export function filesDownloadApi(d: Deps) {
   const app = newOpenApiApp<ApiEnv>();
 
-  const serve = async (c: Context<ApiEnv>, action: "download" | "view") => {
-    const rs = seqFromPath(c, "resourceSeq");
-    const { ss } = validQuery(c, SsQuery);
-    const file = await authorizedFile(d, c.get("caller"), rs, ss, action);
-    await recordDownload(
-      d.kv,
-      file,
-      action === "view" ? "view" : "direct",
-      c.get("caller").userSeq,
-    );
-    return sendFile(
-      c,
-      d,
-      file,
-      action === "view" ? viewRendition(file.mime) : {
-        disposition: "attachment",
-      },
-    );
-  };
-  app.get("/files/:resourceSeq/download", (c) => serve(c, "download"));
-  app.get("/files/:resourceSeq/view", (c) => serve(c, "view"));
+  for (const [route, action] of [[downloadRoute, "download"], [viewRoute, "view"]] as const) {
+    app.openapi(route, async (c) => {
+      const { resourceSeq } = c.req.valid("param");
+      const { ss } = c.req.valid("query");
+      const caller = c.get("caller");
+      const file = await authorizedFile(d, caller, resourceSeq, ss, action);
+      await recordDownload(d.kv, file, action === "view" ? "view" : "direct", caller.userSeq);
+      const rendition = action === "view"
+        ? viewRendition(file.mime)
+        : { disposition: "attachment" as const };
+      return sendFile(c, d, file, rendition);
+    });
+  }
 
   app.openapi(tokenRoute, async (c) => {
     const { resourceSeq } = c.req.valid("param");
@@ -127,42 +150,12 @@ export function filesDownloadApi(d: Deps) {
 
   // Public (see PUBLIC_PATHS in api/external/index.ts): the token stands for its issuer's
   // access, which is checked again now, so a revoked share stops a link that is still unexpired.
-  app.get("/files/download", async (c) => {
-    const record = await redeemDownloadToken(d.kv, c.req.query("dt"), "file");
+  app.openapi(tokenDownloadRoute, async (c) => {
+    const record = await redeemDownloadToken(d.kv, c.req.valid("query").dt, "file");
     const file = await authorizedFile(d, record.caller, record.rs, record.ss, "download");
     await recordDownload(d.kv, file, "token", record.caller.userSeq);
     return sendFile(c, d, file, { disposition: "attachment" });
-  });
-
-  app.openAPIRegistry.registerPath({
-    method: "get",
-    path: "/files/{resourceSeq}/download",
-    operationId: "downloadFile",
-    tags: ["Files"],
-    summary: "Download a file (Range, ETag/If-None-Match supported)",
-    request: { params: RsParams, query: SsQuery },
-    responses: fileResponses(),
-  });
-  app.openAPIRegistry.registerPath({
-    method: "get",
-    path: "/files/{resourceSeq}/view",
-    operationId: "viewFile",
-    tags: ["Files"],
-    summary: "Safe inline rendition: images, PDF, audio/video inline; text, HTML, SVG, XML, " +
-      "JS as text/plain; anything else as an attachment. Sandboxing CSP and nosniff always.",
-    request: { params: RsParams, query: SsQuery },
-    responses: fileResponses(),
-  });
-  app.openAPIRegistry.registerPath({
-    method: "get",
-    path: "/files/download",
-    operationId: "downloadFileWithToken",
-    tags: ["Files"],
-    summary: "Download with a token from /files/{resourceSeq}/download-token (no Authorization)",
-    security: [],
-    request: { query: DownloadTokenQuery },
-    responses: fileResponses("RESOURCE_009"),
-  });
+  }, tokenHook);
 
   return app;
 }

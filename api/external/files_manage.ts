@@ -1,24 +1,28 @@
 /** File endpoints that change the tree or list metadata: rename, move, copy, delete, versions. */
 import { createRoute, z } from "@hono/zod-openapi";
-import {
-  type Action,
-  authorizeFolderTarget,
-  authorizeResourceAccess,
-  type Caller,
-} from "../../kv/sharing/authorize.ts";
+import { authorizeFolderTarget, type Caller } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { copyFile } from "../../kv/tree/content.ts";
 import { moveFileToDrive, renameResource, trashResource } from "../../kv/tree/moves.ts";
 import { fail } from "../../kv/errors.ts";
-import { listVersions, type Resource, toIso } from "../../kv/tree/resources.ts";
-import { type ApiEnv, requireWrite } from "../http/auth.ts";
+import { listVersions } from "../../kv/tree/content_versions.ts";
+import { toIso } from "../../kv/tree/resources.ts";
+import { type ApiEnv, authorizedResource, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { bodySeq, errorResponses, jsonBody, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import {
+  bodySeq,
+  createdAnswers,
+  FILE_ACCESS_ERRORS,
+  jsonAnswers,
+  jsonBody,
+  newOpenApiApp,
+} from "../http/openapi.ts";
 import {
   CreatedResourceSchema,
+  FileRsParams,
+  itemsOf,
   NameField,
   ResourceItemSchema,
-  RsParams,
   SsQuery,
   toCreatedResource,
   toResourceItem,
@@ -51,8 +55,6 @@ const VersionSchema = z.object({
   current: z.boolean().describe("Whether it is the current content"),
 }).openapi("FileVersion", { description: "A stored version of a file" });
 
-const COMMON = ["RESOURCE_002", "RESOURCE_006", "PERMISSION_002", "PERMISSION_004"] as const;
-
 const renameRoute = createRoute({
   method: "patch",
   path: "/files/{resourceSeq}/rename",
@@ -60,11 +62,19 @@ const renameRoute = createRoute({
   tags: ["Files"],
   summary: "Rename a file",
   middleware: [requireWrite] as const,
-  request: { params: RsParams, body: jsonBody(RenameBody) },
-  responses: {
-    ...jsonOk(z.object({ name: z.string().describe("The name") }), "The name actually applied"),
-    ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_003", "RESOURCE_004", "RESOURCE_010"),
+  request: {
+    params: FileRsParams,
+    body: jsonBody(RenameBody, true, { rn: "Q1 report final.docx" }),
   },
+  responses: jsonAnswers(
+    z.object({ name: z.string().describe("The name") }),
+    "The name actually applied",
+    "AUTH_003",
+    ...FILE_ACCESS_ERRORS,
+    "RESOURCE_003",
+    "RESOURCE_004",
+    "RESOURCE_010",
+  ),
 });
 
 const moveRoute = createRoute({
@@ -74,19 +84,18 @@ const moveRoute = createRoute({
   tags: ["Files"],
   summary: "Move a file to a folder of the same or (with upload permission) another drive",
   middleware: [requireWrite] as const,
-  request: { params: RsParams, body: jsonBody(TargetBody, false) },
-  responses: {
-    ...jsonOk(ResourceItemSchema, "The moved file"),
-    ...errorResponses(
-      "AUTH_003",
-      ...COMMON,
-      "RESOURCE_003",
-      "RESOURCE_005",
-      "RESOURCE_008",
-      "RESOURCE_010",
-      "RESOURCE_015",
-    ),
-  },
+  request: { params: FileRsParams, body: jsonBody(TargetBody, false, { pfs: 3 }) },
+  responses: jsonAnswers(
+    ResourceItemSchema,
+    "The moved file",
+    "AUTH_003",
+    ...FILE_ACCESS_ERRORS,
+    "RESOURCE_003",
+    "RESOURCE_005",
+    "RESOURCE_008",
+    "RESOURCE_010",
+    "RESOURCE_015",
+  ),
 });
 
 const copyRoute = createRoute({
@@ -96,11 +105,16 @@ const copyRoute = createRoute({
   tags: ["Files"],
   summary: "Copy a file (a taken name becomes 'name (n).ext')",
   middleware: [requireWrite] as const,
-  request: { params: RsParams, body: jsonBody(TargetBody, false) },
-  responses: {
-    ...jsonOk(CreatedResourceSchema, "The new file", 201),
-    ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_005", "RESOURCE_008", "RESOURCE_015"),
-  },
+  request: { params: FileRsParams, body: jsonBody(TargetBody, false, { pfs: 1 }) },
+  responses: createdAnswers(
+    CreatedResourceSchema,
+    "The new file",
+    "AUTH_003",
+    ...FILE_ACCESS_ERRORS,
+    "RESOURCE_005",
+    "RESOURCE_008",
+    "RESOURCE_015",
+  ),
 });
 
 const deleteRoute = createRoute({
@@ -110,11 +124,14 @@ const deleteRoute = createRoute({
   tags: ["Files"],
   summary: "Move a file to the trash",
   middleware: [requireWrite] as const,
-  request: { params: RsParams, query: SsQuery },
-  responses: {
-    ...jsonOk(TrashedResourceSchema, "The file is in the trash"),
-    ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_010"),
-  },
+  request: { params: FileRsParams, query: SsQuery },
+  responses: jsonAnswers(
+    TrashedResourceSchema,
+    "The file is in the trash",
+    "AUTH_003",
+    ...FILE_ACCESS_ERRORS,
+    "RESOURCE_010",
+  ),
 });
 
 const versionsRoute = createRoute({
@@ -123,22 +140,13 @@ const versionsRoute = createRoute({
   operationId: "listFileVersions",
   tags: ["Files"],
   summary: "The stored content versions of a file, oldest first",
-  request: { params: RsParams, query: SsQuery },
-  responses: {
-    ...jsonOk(z.object({ items: z.array(VersionSchema).describe("The items") }), "Versions"),
-    ...errorResponses(...COMMON),
-  },
+  request: { params: FileRsParams, query: SsQuery },
+  responses: jsonAnswers(
+    itemsOf(VersionSchema),
+    "Versions",
+    ...FILE_ACCESS_ERRORS,
+  ),
 });
-
-async function authorizedFile(
-  d: Deps,
-  caller: Caller,
-  rs: number,
-  ss: number | null | undefined,
-  action: Action,
-): Promise<Resource> {
-  return (await authorizeResourceAccess(d.kv, caller, { rs, ss, type: "FILE" }, action)).resource;
-}
 
 /**
  * The input of a move (`action` edit) or copy (download) of file `rs`, once the caller may do
@@ -152,7 +160,7 @@ async function transferInput(
   body: z.infer<typeof TargetBody>,
   action: "edit" | "download",
 ) {
-  await authorizedFile(d, caller, rs, body.ss, action);
+  await authorizedResource(d.kv, caller, "FILE", rs, body.ss, action);
   if (body.pfs == null && body.ts != null && body.ts !== caller.userSeq) {
     fail("REQUEST_001", "pfs: required when ts names another user's drive", "pfs");
   }
@@ -167,7 +175,7 @@ export function filesManageApi(d: Deps) {
     const { resourceSeq } = c.req.valid("param");
     const body = c.req.valid("json");
     const caller = c.get("caller");
-    const file = await authorizedFile(d, caller, resourceSeq, body.ss, "edit");
+    const file = await authorizedResource(d.kv, caller, "FILE", resourceSeq, body.ss, "edit");
     const auto = body.ncp === "AUTO";
     if (!auto && body.pfs != null && body.pfs !== file.parentRs) {
       fail("REQUEST_001", `pfs: file ${resourceSeq} is not in folder ${body.pfs}`, "pfs");
@@ -198,7 +206,7 @@ export function filesManageApi(d: Deps) {
     const { resourceSeq } = c.req.valid("param");
     const { ss } = c.req.valid("query");
     const caller = c.get("caller");
-    await authorizedFile(d, caller, resourceSeq, ss, "delete");
+    await authorizedResource(d.kv, caller, "FILE", resourceSeq, ss, "delete");
     const trashed = await trashResource(d, { rs: resourceSeq, actorSeq: caller.userSeq });
     return ok(c, toTrashedResource(trashed), 200);
   });
@@ -206,7 +214,7 @@ export function filesManageApi(d: Deps) {
   app.openapi(versionsRoute, async (c) => {
     const { resourceSeq } = c.req.valid("param");
     const { ss } = c.req.valid("query");
-    const file = await authorizedFile(d, c.get("caller"), resourceSeq, ss, "view");
+    const file = await authorizedResource(d.kv, c.get("caller"), "FILE", resourceSeq, ss, "view");
     const items = (await listVersions(d.kv, resourceSeq)).map((v) => ({
       version: v.version,
       size: v.size,

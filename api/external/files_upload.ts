@@ -4,15 +4,21 @@
  * target, permissions and quota before any byte is stored; the bytes go straight to the blob
  * store and one KV commit makes them visible (kv/tree/content.ts).
  */
-import { z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import { openMultipartUpload } from "../http/multipart.ts";
-import { errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import { bodyReadByHandler, createdAnswers, newOpenApiApp } from "../http/openapi.ts";
 import { validValue } from "../http/validate.ts";
 import { CreatedResourceSchema, toCreatedResource } from "../http/schemas.ts";
-import { commitUpload, placeUpload, textSeq, UploadModeSchema } from "../http/upload_target.ts";
+import {
+  commitUpload,
+  PLACE_UPLOAD_ERRORS,
+  placeUpload,
+  textSeq,
+  UploadModeSchema,
+} from "../http/upload_target.ts";
 
 /** Form fields are strings; "" and "null" mean "not given" (ss is null for the own drive). */
 const formSeq = (name: string) =>
@@ -41,10 +47,34 @@ const UploadForm = z.object({
   description: "The multipart form of an upload: fields first, then the file",
 });
 
+const uploadRoute = createRoute({
+  method: "post",
+  path: "/files",
+  operationId: "uploadFile",
+  tags: ["Files"],
+  summary: "Upload a file (streamed multipart/form-data)",
+  description: "Text fields must come before the `file` part. The body is streamed to storage; " +
+    "quota is checked from Content-Length before reading and again when the file is committed.",
+  middleware: [requireWrite] as const,
+  request: {
+    body: { required: true, content: { "multipart/form-data": { schema: UploadForm } } },
+  },
+  responses: createdAnswers(
+    CreatedResourceSchema,
+    "Created",
+    "AUTH_003",
+    "REQUEST_003",
+    "REQUEST_006",
+    "RESOURCE_013",
+    ...PLACE_UPLOAD_ERRORS,
+  ),
+});
+
 export function filesUploadApi(d: Deps) {
   const app = newOpenApiApp<ApiEnv>();
 
-  app.post("/files", requireWrite, async (c) => {
+  // The multipart body streams to storage as it is parsed (api/http/multipart.ts).
+  app.openapi(bodyReadByHandler(app, uploadRoute), async (c) => {
     const caller = c.get("caller");
     const upload = await openMultipartUpload(c.req.raw);
     try {
@@ -60,38 +90,6 @@ export function filesUploadApi(d: Deps) {
     } finally {
       await upload.close();
     }
-  });
-
-  app.openAPIRegistry.registerPath({
-    method: "post",
-    path: "/files",
-    operationId: "uploadFile",
-    tags: ["Files"],
-    summary: "Upload a file (streamed multipart/form-data)",
-    description: "Text fields must come before the `file` part. The body is streamed to storage; " +
-      "quota is checked from Content-Length before reading and again when the file is committed.",
-    request: {
-      body: { required: true, content: { "multipart/form-data": { schema: UploadForm } } },
-    },
-    responses: {
-      ...jsonOk(CreatedResourceSchema, "Created", 201),
-      ...errorResponses(
-        "AUTH_003",
-        "REQUEST_003",
-        "REQUEST_006",
-        "RESOURCE_002",
-        "RESOURCE_004",
-        "RESOURCE_005",
-        "RESOURCE_006",
-        "RESOURCE_008",
-        "RESOURCE_010",
-        "RESOURCE_013",
-        "RESOURCE_015",
-        "RESOURCE_016",
-        "PERMISSION_002",
-        "PERMISSION_004",
-      ),
-    },
   });
 
   return app;

@@ -9,7 +9,8 @@
  * records for files or offsets past 4 GiB. A blob that fails or turns out another size than its
  * record cuts the response (its Content-Length is then never reached).
  */
-import { createRoute } from "@hono/zod-openapi";
+import { concatBytes } from "../../lib/bytes.ts";
+import { createRoute, z } from "@hono/zod-openapi";
 import { recordDownload } from "../../kv/events/log.ts";
 import { downloadZip, predictLength } from "client-zip";
 import { pMapIterable } from "p-map";
@@ -18,16 +19,22 @@ import { authorizeResourceAccess } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { redeemDownloadToken } from "../../kv/tree/download_tokens.ts";
 import { fail } from "../../kv/errors.ts";
-import { iterateSubtree, type Resource } from "../../kv/tree/resources.ts";
+import { iterateSubtree } from "../../kv/tree/listing.ts";
+import type { Resource } from "../../kv/tree/resources.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { contentDisposition } from "../http/content_disposition.ts";
-import { downloadLinkOk, DownloadTokenQuery, issueDownloadLink } from "../http/download_link.ts";
+import {
+  DownloadTokenQuery,
+  downloadTokenRoute,
+  issueDownloadLink,
+  tokenHook,
+} from "../http/download_link.ts";
 import { ok } from "../http/envelope.ts";
-import { RsParams, SsQuery } from "../http/schemas.ts";
-import { errorResponses, newOpenApiApp } from "../http/openapi.ts";
+import { RsParams } from "../http/schemas.ts";
+import { errorResponses, FOLDER_ACCESS_ERRORS, newOpenApiApp } from "../http/openapi.ts";
 
 /** Enough for any folder a person downloads at once; the walk holds ~100 bytes per entry. */
-export const MAX_ZIP_ENTRIES = 100_000;
+const MAX_ZIP_ENTRIES = 100_000;
 /** Files up to this size are read whole ahead of their turn; bigger ones stream at their turn. */
 export const PREFETCH_FILE_BYTES = 256 * 1024;
 /**
@@ -38,18 +45,11 @@ export const LOOKAHEAD_ENTRIES = 32;
 /** Blob reads of the look-ahead running at once. */
 export const PREFETCH_READS = 8;
 
-const tokenRoute = createRoute({
-  method: "get",
-  path: "/folders/{resourceSeq}/download-token",
-  operationId: "createFolderDownloadToken",
-  tags: ["Folders"],
-  summary: "Issue a short-lived link that downloads the folder as a ZIP (no Authorization)",
-  request: { params: RsParams, query: SsQuery },
-  responses: {
-    ...downloadLinkOk("folder"),
-    ...errorResponses("RESOURCE_002", "RESOURCE_005", "PERMISSION_002", "PERMISSION_004"),
-  },
-});
+const tokenRoute = downloadTokenRoute(
+  "folder",
+  RsParams,
+  "Issue a short-lived link that downloads the folder as a ZIP (no Authorization)",
+);
 
 interface ZipEntry {
   /** Path inside the archive, "/"-separated, starting with the folder's own name. */
@@ -160,14 +160,7 @@ async function* blobPieces(
 async function readWhole(d: Deps, blobId: string, size: number): Promise<Uint8Array> {
   const pieces: Uint8Array[] = [];
   for await (const piece of blobPieces(d, blobId, size, (at) => size + 1 - at)) pieces.push(piece);
-  if (pieces.length === 1) return pieces[0];
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const piece of pieces) {
-    bytes.set(piece, at);
-    at += piece.byteLength;
-  }
-  return bytes;
+  return pieces.length === 1 ? pieces[0] : concatBytes(pieces);
 }
 
 /**
@@ -226,6 +219,26 @@ function zipStream(
   return { body, length: String(length) };
 }
 
+const zipRoute = createRoute({
+  method: "get",
+  path: "/folders/download",
+  operationId: "downloadFolderZip",
+  tags: ["Folders"],
+  summary: "Download a folder as a ZIP with a token from /folders/{resourceSeq}/download-token",
+  security: [],
+  request: { query: DownloadTokenQuery },
+  responses: {
+    200: {
+      description: "application/zip (UTF-8 names, folder entries, ZIP64 when needed), " +
+        "Content-Disposition attachment, exact Content-Length",
+      content: {
+        "application/zip": { schema: z.string().openapi({ format: "binary" }) },
+      },
+    },
+    ...errorResponses(...FOLDER_ACCESS_ERRORS, "RESOURCE_009", "RESOURCE_020"),
+  },
+});
+
 export function folderZipApi(d: Deps) {
   const app = newOpenApiApp<ApiEnv>();
 
@@ -244,8 +257,8 @@ export function folderZipApi(d: Deps) {
 
   // Public (PUBLIC_PATHS in api/external/index.ts): the token stands for its issuer, whose
   // access is checked again now.
-  app.get("/folders/download", async (c) => {
-    const record = await redeemDownloadToken(d.kv, c.req.query("dt"), "folder");
+  app.openapi(zipRoute, async (c) => {
+    const record = await redeemDownloadToken(d.kv, c.req.valid("query").dt, "folder");
     const { resource: folder } = await authorizeResourceAccess(d.kv, record.caller, {
       rs: record.rs,
       ss: record.ss,
@@ -261,31 +274,7 @@ export function folderZipApi(d: Deps) {
       "content-length": length,
     });
     return new Response(body, { status: 200, headers });
-  });
-
-  app.openAPIRegistry.registerPath({
-    method: "get",
-    path: "/folders/download",
-    operationId: "downloadFolderZip",
-    tags: ["Folders"],
-    summary: "Download a folder as a ZIP with a token from /folders/{resourceSeq}/download-token",
-    security: [],
-    request: { query: DownloadTokenQuery },
-    responses: {
-      200: {
-        description: "application/zip (UTF-8 names, folder entries, ZIP64 when needed), " +
-          "Content-Disposition attachment, exact Content-Length",
-      },
-      ...errorResponses(
-        "RESOURCE_002",
-        "RESOURCE_005",
-        "RESOURCE_009",
-        "RESOURCE_020",
-        "PERMISSION_002",
-        "PERMISSION_004",
-      ),
-    },
-  });
+  }, tokenHook);
 
   return app;
 }

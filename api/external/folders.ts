@@ -1,24 +1,26 @@
 /** Folder endpoints: create, rename, move and delete (to trash). ZIP download: folder_zip.ts. */
 import { createRoute, z } from "@hono/zod-openapi";
-import {
-  type Action,
-  authorizeFolderTarget,
-  authorizeResourceAccess,
-  type Caller,
-} from "../../kv/sharing/authorize.ts";
+import { authorizeFolderTarget } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { createFolder } from "../../kv/tree/folders.ts";
 import { moveResource, renameResource, trashResource } from "../../kv/tree/moves.ts";
 import { fail, isDriveError } from "../../kv/errors.ts";
-import type { Resource } from "../../kv/tree/resources.ts";
-import { type ApiEnv, requireWrite } from "../http/auth.ts";
+import { type ApiEnv, authorizedResource, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { bodySeq, errorResponses, jsonBody, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import {
+  bodySeq,
+  createdAnswers,
+  FOLDER_ACCESS_ERRORS,
+  jsonAnswers,
+  jsonBody,
+  newOpenApiApp,
+} from "../http/openapi.ts";
 import {
   CreatedResourceSchema,
   NameField,
   ResourceItemSchema,
   RsParams,
+  rsParams,
   SsQuery,
   toCreatedResource,
   toResourceItem,
@@ -46,8 +48,6 @@ const MoveFolderBody = z.object({
   ss: bodySeq("Owner's user seq when the folder is shared with the caller"),
 }).openapi("MoveFolderRequest", { description: "Where to move a folder" });
 
-const COMMON = ["RESOURCE_002", "RESOURCE_005", "PERMISSION_002", "PERMISSION_004"] as const;
-
 const createFolderRoute = createRoute({
   method: "post",
   path: "/folders",
@@ -55,20 +55,19 @@ const createFolderRoute = createRoute({
   tags: ["Folders"],
   summary: "Create a folder",
   middleware: [requireWrite] as const,
-  request: { body: jsonBody(CreateFolderBody) },
-  responses: {
-    ...jsonOk(CreatedResourceSchema, "Created", 201),
-    ...errorResponses(
-      "AUTH_003",
-      "RESOURCE_003",
-      "RESOURCE_004",
-      "RESOURCE_005",
-      "RESOURCE_008",
-      "RESOURCE_014",
-      "PERMISSION_002",
-      "PERMISSION_004",
-    ),
-  },
+  request: { body: jsonBody(CreateFolderBody, true, { fn: "Drafts", pfs: 1 }) },
+  responses: createdAnswers(
+    CreatedResourceSchema,
+    "Created",
+    "AUTH_003",
+    "RESOURCE_003",
+    "RESOURCE_004",
+    "RESOURCE_005",
+    "RESOURCE_008",
+    "RESOURCE_014",
+    "PERMISSION_002",
+    "PERMISSION_004",
+  ),
 });
 
 const renameFolderRoute = createRoute({
@@ -78,17 +77,19 @@ const renameFolderRoute = createRoute({
   tags: ["Folders"],
   summary: "Rename a folder (a taken name fails; there is no collision policy for folders)",
   middleware: [requireWrite] as const,
-  request: { params: RsParams, body: jsonBody(RenameFolderBody) },
-  responses: {
-    ...jsonOk(
-      z.object({
-        resourceSeq: z.number().int().describe("The file or folder's seq"),
-        name: z.string().describe("The new name"),
-      }),
-      "Renamed",
-    ),
-    ...errorResponses("AUTH_003", ...COMMON, "RESOURCE_003", "RESOURCE_004", "RESOURCE_010"),
-  },
+  request: { params: RsParams, body: jsonBody(RenameFolderBody, true, { rn: "Reports 2026" }) },
+  responses: jsonAnswers(
+    z.object({
+      resourceSeq: z.number().int().describe("The file or folder's seq"),
+      name: z.string().describe("The new name"),
+    }),
+    "Renamed",
+    "AUTH_003",
+    ...FOLDER_ACCESS_ERRORS,
+    "RESOURCE_003",
+    "RESOURCE_004",
+    "RESOURCE_010",
+  ),
 });
 
 const moveFolderRoute = createRoute({
@@ -98,21 +99,20 @@ const moveFolderRoute = createRoute({
   tags: ["Folders"],
   summary: "Move a folder, with everything in it, to another folder of the same drive",
   middleware: [requireWrite] as const,
-  request: { params: RsParams, body: jsonBody(MoveFolderBody, false) },
-  responses: {
-    ...jsonOk(ResourceItemSchema, "The moved folder"),
-    ...errorResponses(
-      "AUTH_003",
-      ...COMMON,
-      "RESOURCE_003",
-      "RESOURCE_007",
-      "RESOURCE_008",
-      "RESOURCE_010",
-      "RESOURCE_012",
-      "RESOURCE_014",
-      "RESOURCE_017",
-    ),
-  },
+  request: { params: rsParams(6), body: jsonBody(MoveFolderBody, false, { pfs: 3 }) },
+  responses: jsonAnswers(
+    ResourceItemSchema,
+    "The moved folder",
+    "AUTH_003",
+    ...FOLDER_ACCESS_ERRORS,
+    "RESOURCE_003",
+    "RESOURCE_007",
+    "RESOURCE_008",
+    "RESOURCE_010",
+    "RESOURCE_012",
+    "RESOURCE_014",
+    "RESOURCE_017",
+  ),
 });
 
 const deleteFolderRoute = createRoute({
@@ -122,31 +122,18 @@ const deleteFolderRoute = createRoute({
   tags: ["Folders"],
   summary: "Move a folder and its contents to the trash",
   middleware: [requireWrite] as const,
-  request: { params: RsParams, query: SsQuery },
-  responses: {
-    ...jsonOk(TrashedResourceSchema, "The folder is in the trash"),
-    ...errorResponses(
-      "AUTH_003",
-      "RESOURCE_001",
-      "RESOURCE_005",
-      "RESOURCE_010",
-      "PERMISSION_002",
-      "PERMISSION_004",
-    ),
-  },
+  request: { params: rsParams(6), query: SsQuery },
+  responses: jsonAnswers(
+    TrashedResourceSchema,
+    "The folder is in the trash",
+    "AUTH_003",
+    "RESOURCE_001",
+    "RESOURCE_005",
+    "RESOURCE_010",
+    "PERMISSION_002",
+    "PERMISSION_004",
+  ),
 });
-
-/** The folder `caller` may `action`, or the catalog error saying why not. */
-async function authorizedFolder(
-  d: Deps,
-  caller: Caller,
-  rs: number,
-  ss: number | null | undefined,
-  action: Action,
-): Promise<Resource> {
-  return (await authorizeResourceAccess(d.kv, caller, { rs, ss, type: "FOLDER" }, action))
-    .resource;
-}
 
 export function foldersApi(d: Deps) {
   const app = newOpenApiApp<ApiEnv>();
@@ -171,7 +158,7 @@ export function foldersApi(d: Deps) {
     const { resourceSeq } = c.req.valid("param");
     const body = c.req.valid("json");
     const caller = c.get("caller");
-    const folder = await authorizedFolder(d, caller, resourceSeq, body.ss, "edit");
+    const folder = await authorizedResource(d.kv, caller, "FOLDER", resourceSeq, body.ss, "edit");
     if (body.pfs != null && body.pfs !== folder.parentRs) {
       fail("REQUEST_001", `pfs: folder ${resourceSeq} is not in folder ${body.pfs}`, "pfs");
     }
@@ -188,7 +175,7 @@ export function foldersApi(d: Deps) {
     const { resourceSeq } = c.req.valid("param");
     const body = c.req.valid("json") ?? {};
     const caller = c.get("caller");
-    const folder = await authorizedFolder(d, caller, resourceSeq, body.ss, "edit");
+    const folder = await authorizedResource(d.kv, caller, "FOLDER", resourceSeq, body.ss, "edit");
     if (body.ts != null && body.ts !== folder.ownerSeq) {
       fail("RESOURCE_017", "A folder cannot move to another user's drive; copy its files", "ts");
     }
@@ -217,7 +204,7 @@ export function foldersApi(d: Deps) {
     const { ss } = c.req.valid("query");
     const caller = c.get("caller");
     try {
-      await authorizedFolder(d, caller, resourceSeq, ss, "delete");
+      await authorizedResource(d.kv, caller, "FOLDER", resourceSeq, ss, "delete");
     } catch (err) {
       // The spec's code for a folder delete that finds nothing to delete.
       if (isDriveError(err, "RESOURCE_002")) fail("RESOURCE_001", err.message, "resourceSeq");

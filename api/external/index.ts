@@ -24,6 +24,26 @@ import { changesApi } from "./changes.ts";
 
 export const EXTERNAL_BASE = "/api/external/v1";
 
+/** The document's info.description (Markdown). */
+const DESCRIPTION = [
+  "Files and folders of a user's drive and what is shared with them: listing, upload " +
+  "(multipart or resumable tus), download, versions, trash, shares and share links, search, the " +
+  "change feed and editor sessions.",
+  "**Authentication**: an API key from the admin API (`POST /admin/api/keys`), sent as " +
+  "`Authorization: Bearer <key>`. A key acts as its user; changes need the `api:write` scope " +
+  "(editor sessions excepted).",
+  "**Answers**: JSON in an envelope `{result, code, message, data}`; an error has `result: false` " +
+  "and an `errorCode` listed in docs/errors.md. Files stream as their bytes.",
+  "**Wire names**: `rs`/`resourceSeq` a file or folder, `pfs` a parent folder (omitted: the " +
+  "caller's drive root), `ss` the owner's user seq of something shared with the caller, `ts` a " +
+  "target (a drive, or a share's recipients), `st` the upload mode or share type.",
+  "**Examples** name one small drive, which tests/drive/openapi_examples_test.ts builds and then " +
+  'replays every example against: user 1 (the caller) owns folder 1 "Reports" holding file 2 ' +
+  '"Q1 report.docx" (two versions) and folder 3 "Archive", shared with user 2 (share 1); user ' +
+  '2 shares folder 4 "Team" with user 1 (share 2). Folder 6 is the one the "Create a folder" ' +
+  "example makes.",
+].join("\n\n");
+
 /** Paths reachable without an API key (the second request of a download-token flow, the docs). */
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", "/files/download", "/folders/download"]);
 
@@ -84,7 +104,7 @@ export function externalApi(d: Deps) {
   app.get("/docs", (c) => apiDocsResponse(c, "Drive API reference", API_DOCUMENTS));
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
-    info: { title: "Drive external API", version: "v1" },
+    info: { title: "Drive external API", version: "v1", description: DESCRIPTION },
     servers: [{ url: EXTERNAL_BASE }],
     security: [{ apiKey: [] }],
   });

@@ -8,11 +8,12 @@ import { addPin, listPins, type Pin, removePin } from "../../kv/sharing/pins.ts"
 import { toIso } from "../../kv/tree/resources.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
+import { itemsOf } from "../http/schemas.ts";
 import {
   bodySeq,
-  errorResponses,
+  createdAnswers,
+  jsonAnswers,
   jsonBody,
-  jsonOk,
   newOpenApiApp,
   seqParam,
 } from "../http/openapi.ts";
@@ -55,10 +56,10 @@ const listRoute = createRoute({
   operationId: "listPinnedFolders",
   tags,
   summary: "The caller's pinned folders, in pin order",
-  responses: {
-    ...jsonOk(z.object({ items: z.array(PinnedFolderSchema).describe("The items") }), "Pins"),
-    ...errorResponses(),
-  },
+  responses: jsonAnswers(
+    itemsOf(PinnedFolderSchema),
+    "Pins",
+  ),
 });
 
 const addRoute = createRoute({
@@ -67,18 +68,17 @@ const addRoute = createRoute({
   operationId: "pinFolder",
   tags,
   summary: "Pin a folder (own, or shared with the caller: send ss)",
-  request: { body: jsonBody(PinFolderBody) },
-  responses: {
-    ...jsonOk(PinnedFolderSchema, "Pinned", 201),
-    ...errorResponses(
-      "RESOURCE_002",
-      "RESOURCE_005",
-      "PERMISSION_001",
-      "PERMISSION_002",
-      "PINNED_FOLDER_002",
-      "PINNED_FOLDER_003",
-    ),
-  },
+  request: { body: jsonBody(PinFolderBody, true, { rs: 4, ss: 2 }) },
+  responses: createdAnswers(
+    PinnedFolderSchema,
+    "Pinned",
+    "RESOURCE_002",
+    "RESOURCE_005",
+    "PERMISSION_001",
+    "PERMISSION_002",
+    "PINNED_FOLDER_002",
+    "PINNED_FOLDER_003",
+  ),
 });
 
 const removeRoute = createRoute({
@@ -88,10 +88,11 @@ const removeRoute = createRoute({
   tags,
   summary: "Remove one of the caller's pins",
   request: { params: z.object({ pinnedFolderSeq: seqParam("pinnedFolderSeq") }) },
-  responses: {
-    ...jsonOk(z.object({ pinnedFolderSeq: z.number().int().describe("The pin's seq") }), "Removed"),
-    ...errorResponses("PINNED_FOLDER_001"),
-  },
+  responses: jsonAnswers(
+    z.object({ pinnedFolderSeq: z.number().int().describe("The pin's seq") }),
+    "Removed",
+    "PINNED_FOLDER_001",
+  ),
 });
 
 export function pinnedApi(d: Deps) {

@@ -10,10 +10,16 @@ import {
   visibleAncestors,
 } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
-import { listChildren } from "../../kv/tree/resources.ts";
+import { listChildren } from "../../kv/tree/listing.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { errorResponses, jsonOk, newOpenApiApp, optionalSeq, queryParam } from "../http/openapi.ts";
+import {
+  FOLDER_ACCESS_ERRORS,
+  jsonAnswers,
+  newOpenApiApp,
+  optionalSeq,
+  queryParam,
+} from "../http/openapi.ts";
 import { decodeCursor, encodeCursor, PageQuery } from "../http/cursor.ts";
 import { inListingTurn } from "../http/listing_turn.ts";
 import {
@@ -73,16 +79,7 @@ const listRoute = createRoute({
   tags: ["Resources"],
   summary: "List a folder's files and folders (cursor pagination)",
   request: { query: ListQuery },
-  responses: {
-    ...jsonOk(ListDataSchema, "One page"),
-    ...errorResponses(
-      "RESOURCE_002",
-      "RESOURCE_005",
-      "RESOURCE_018",
-      "PERMISSION_002",
-      "PERMISSION_004",
-    ),
-  },
+  responses: jsonAnswers(ListDataSchema, "One page", ...FOLDER_ACCESS_ERRORS, "RESOURCE_018"),
 });
 
 const metadataRoute = createRoute({
@@ -92,10 +89,7 @@ const metadataRoute = createRoute({
   tags: ["Resources"],
   summary: "Metadata of a file or folder, the caller's permissions and its path",
   request: { params: RsParams, query: SsQuery },
-  responses: {
-    ...jsonOk(MetadataSchema, "The resource"),
-    ...errorResponses("RESOURCE_002", "PERMISSION_002"),
-  },
+  responses: jsonAnswers(MetadataSchema, "The resource", "RESOURCE_002", "PERMISSION_002"),
 });
 
 export function resourcesApi(d: Deps) {

@@ -1,17 +1,17 @@
 /**
  * GET /search: files and folders by name, in the caller's drive and what is shared with the
- * caller, from the name-token index (kv/tree/search.ts; the token rule is in
+ * caller, from the name-token index (kv/views/search.ts; the token rule is in
  * kv/tree/search_index.ts and docs/api.md).
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { getUser, type User } from "../../kv/identity/users.ts";
-import { FILE_TYPES, type FileTypeFilter } from "../../kv/sharing/shared_list.ts";
-import { MAX_QUERY_WORDS, type SearchHit, searchResources } from "../../kv/tree/search.ts";
+import { FILE_TYPES, type FileTypeFilter } from "../../kv/sharing/shared_pages.ts";
+import { MAX_QUERY_WORDS, type SearchHit, searchResources } from "../../kv/views/search.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { pageSizeQuery } from "../http/cursor.ts";
 import { ok } from "../http/envelope.ts";
-import { errorResponses, jsonOk, newOpenApiApp, queryParam } from "../http/openapi.ts";
+import { jsonAnswers, newOpenApiApp, queryParam } from "../http/openapi.ts";
 import { PermissionsSchema, ResourceItemSchema, toResourceItem } from "../http/schemas.ts";
 
 const MAX_SEARCH_PAGE = 100;
@@ -23,7 +23,7 @@ const SearchQuerySchema = z.object({
       ...queryParam("q"),
       description: "Words to find in names: case- and accent-insensitive, each a prefix of a " +
         `word of the name (all must match; at most ${MAX_QUERY_WORDS} words)`,
-      example: "q3 rep",
+      example: "report",
     }),
   scope: z.enum(["own", "shared", "both"], { error: "scope must be own, shared or both" })
     .default("both").openapi({
@@ -81,19 +81,17 @@ const searchRoute = createRoute({
     "revoked never appear. Hits come by owner, then matching word, then resource seq; the " +
     "cursor is a position in that order, so pages never skip or repeat.",
   request: { query: SearchQuerySchema },
-  responses: {
-    ...jsonOk(
-      z.object({
-        items: z.array(SearchHitSchema).describe("One page of hits"),
-        nextCursor: z.string().nullable().describe(
-          "Send as cursor for the next page; null on the last page. A page can hold fewer than " +
-            "ps hits (even none) and still have a cursor when filters rejected many entries.",
-        ),
-      }),
-      "One page of hits",
-    ),
-    ...errorResponses("RESOURCE_018"),
-  },
+  responses: jsonAnswers(
+    z.object({
+      items: z.array(SearchHitSchema).describe("One page of hits"),
+      nextCursor: z.string().nullable().describe(
+        "Send as cursor for the next page; null on the last page. A page can hold fewer than " +
+          "ps hits (even none) and still have a cursor when filters rejected many entries.",
+      ),
+    }),
+    "One page of hits",
+    "RESOURCE_018",
+  ),
 });
 
 type SearchHitView = z.infer<typeof SearchHitSchema>;

@@ -12,9 +12,11 @@ import {
   FILE_TYPES,
   type FileTypeFilter,
   listSharedWithMe,
-  SHARED_SORTS,
   type SharedListItem,
   type SharedListQuery,
+} from "../../kv/sharing/shared_pages.ts";
+import {
+  SHARED_SORTS,
   type SharedSort,
   starResource,
   unstarResource,
@@ -23,8 +25,14 @@ import { findUserByAccountId } from "../../kv/identity/users.ts";
 import { userDirectory } from "../../kv/identity/user_search.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { errorResponses, jsonOk, newOpenApiApp, optionalSeq } from "../http/openapi.ts";
-import { PermissionsSchema, RsParams, ShareTypeSchema, SsQuery } from "../http/schemas.ts";
+import {
+  errorResponses,
+  jsonAnswers,
+  jsonOk,
+  newOpenApiApp,
+  optionalSeq,
+} from "../http/openapi.ts";
+import { PermissionsSchema, rsParams, ShareTypeSchema, SsQuery } from "../http/schemas.ts";
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -115,16 +123,14 @@ const sharedRoute = createRoute({
   tags: ["Shares"],
   summary: "What is shared with the caller",
   request: { query: SharedQuery },
-  responses: {
-    ...jsonOk(
-      z.object({
-        items: z.array(SharedEntrySchema).describe("The items"),
-        cursor: CursorSchema.nullable(),
-      }),
-      "One page",
-    ),
-    ...errorResponses("RESOURCE_018"),
-  },
+  responses: jsonAnswers(
+    z.object({
+      items: z.array(SharedEntrySchema).describe("The items"),
+      cursor: CursorSchema.nullable(),
+    }),
+    "One page",
+    "RESOURCE_018",
+  ),
 });
 
 const StarResult = z.object({
@@ -139,11 +145,8 @@ const starRoute = createRoute({
   operationId: "starShared",
   tags: ["Shares"],
   summary: "Star a resource (personal mark, like pins: api:read suffices)",
-  request: { params: RsParams, query: SsQuery },
-  responses: {
-    ...jsonOk(StarResult, "Starred"),
-    ...errorResponses("RESOURCE_002", "PERMISSION_002"),
-  },
+  request: { params: rsParams(4), query: SsQuery },
+  responses: jsonAnswers(StarResult, "Starred", "RESOURCE_002", "PERMISSION_002"),
 });
 
 const unstarRoute = createRoute({
@@ -152,7 +155,7 @@ const unstarRoute = createRoute({
   operationId: "unstarShared",
   tags: ["Shares"],
   summary: "Remove the caller's star",
-  request: { params: RsParams },
+  request: { params: rsParams(4) },
   responses: { ...jsonOk(StarResult, "Not starred"), ...errorResponses() },
 });
 

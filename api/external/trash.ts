@@ -6,10 +6,10 @@ import { listTrash, restoreTrashed } from "../../kv/tree/trash.ts";
 import { purgeTrashedWithShares } from "../../kv/sharing/purge.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import { jsonAnswers, newOpenApiApp } from "../http/openapi.ts";
 import { decodeCursor, encodeCursor, PageQuery } from "../http/cursor.ts";
 import { inListingTurn } from "../http/listing_turn.ts";
-import { ResourceItemSchema, RsParams, toResourceItem } from "../http/schemas.ts";
+import { FileRsParams, ResourceItemSchema, rsParams, toResourceItem } from "../http/schemas.ts";
 
 const TrashItemSchema = ResourceItemSchema.extend({
   trashedAt: z.string().openapi({ format: "date-time" }).describe("When it went to the trash"),
@@ -22,16 +22,14 @@ const listRoute = createRoute({
   tags: ["Trash"],
   summary: "The caller's trashed items (top level: a trashed folder stands for its contents)",
   request: { query: PageQuery },
-  responses: {
-    ...jsonOk(
-      z.object({
-        items: z.array(TrashItemSchema).describe("The trashed files and folders"),
-        nextCursor: z.string().nullable().openapi({ description: "null on the last page" }),
-      }),
-      "One page, in resourceSeq order",
-    ),
-    ...errorResponses("RESOURCE_018"),
-  },
+  responses: jsonAnswers(
+    z.object({
+      items: z.array(TrashItemSchema).describe("The trashed files and folders"),
+      nextCursor: z.string().nullable().openapi({ description: "null on the last page" }),
+    }),
+    "One page, in resourceSeq order",
+    "RESOURCE_018",
+  ),
 });
 
 const restoreRoute = createRoute({
@@ -41,11 +39,14 @@ const restoreRoute = createRoute({
   tags: ["Trash"],
   summary: "Restore to the old folder (or the drive root when that is gone); taken names get (n)",
   middleware: [requireWrite] as const,
-  request: { params: RsParams },
-  responses: {
-    ...jsonOk(ResourceItemSchema, "The restored resource, with its name and parent now"),
-    ...errorResponses("AUTH_003", "RESOURCE_012", "RESOURCE_019"),
-  },
+  request: { params: FileRsParams },
+  responses: jsonAnswers(
+    ResourceItemSchema,
+    "The restored resource, with its name and parent now",
+    "AUTH_003",
+    "RESOURCE_012",
+    "RESOURCE_019",
+  ),
 });
 
 const purgeRoute = createRoute({
@@ -55,18 +56,18 @@ const purgeRoute = createRoute({
   tags: ["Trash"],
   summary: "Delete a trashed item and everything in it permanently, freeing its quota",
   middleware: [requireWrite] as const,
-  request: { params: RsParams },
-  responses: {
-    ...jsonOk(
-      z.object({
-        resourceSeq: z.number().int().describe("The file or folder deleted for good"),
-        deletedResources: z.number().int().describe("Files and folders deleted, it included"),
-        freedBytes: z.number().int().openapi({ description: "Bytes of every stored version" }),
-      }),
-      "Deleted",
-    ),
-    ...errorResponses("AUTH_003", "RESOURCE_012", "RESOURCE_019"),
-  },
+  request: { params: rsParams(6) },
+  responses: jsonAnswers(
+    z.object({
+      resourceSeq: z.number().int().describe("The file or folder deleted for good"),
+      deletedResources: z.number().int().describe("Files and folders deleted, it included"),
+      freedBytes: z.number().int().openapi({ description: "Bytes of every stored version" }),
+    }),
+    "Deleted",
+    "AUTH_003",
+    "RESOURCE_012",
+    "RESOURCE_019",
+  ),
 });
 
 export function trashApi(d: Deps) {

@@ -7,7 +7,7 @@
  * concurrency rules are in kv/tree/uploads.ts, writing their bytes in kv/tree/upload_append.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { BlobInfo } from "../../blobs/store.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
@@ -24,26 +24,34 @@ import {
 } from "../../kv/tree/uploads.ts";
 import { type ApiCaller, type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { errorResponses, jsonOk, newOpenApiApp } from "../http/openapi.ts";
+import { errorResponses, jsonAnswers, newOpenApiApp, servedWithHead } from "../http/openapi.ts";
 import {
   byteCount,
   ChecksumHeader,
-  httpDate,
   LengthHeader,
   MetadataHeader,
   OffsetHeader,
+  offsetHeaders,
   parseUploadChecksum,
   parseUploadMetadata,
   TUS_BODY_TYPE,
   TUS_CHECKSUM_ALGORITHMS,
   TUS_EXTENSIONS,
   TUS_VERSION,
+  tusBody,
   TusHeaders,
   TusResumableHeader,
+  tusVersion,
   UploadIdParams,
   UploadStatusSchema,
 } from "../http/tus.ts";
-import { commitUpload, placeUpload, textSeq, UploadModeSchema } from "../http/upload_target.ts";
+import {
+  commitUpload,
+  PLACE_UPLOAD_ERRORS,
+  placeUpload,
+  textSeq,
+  UploadModeSchema,
+} from "../http/upload_target.ts";
 import { validValue } from "../http/validate.ts";
 
 /** The multipart upload's fields (api/external/files_upload.ts), from Upload-Metadata. */
@@ -79,36 +87,6 @@ async function commitFile(
   });
 }
 
-/** Tus-Resumable on every answer; a request without the version this server speaks is 412. */
-const tusVersion: MiddlewareHandler<ApiEnv> = async (c, next) => {
-  c.header("Tus-Resumable", TUS_VERSION);
-  const isStatusRead = c.req.method === "GET";
-  if (c.req.method !== "OPTIONS" && !isStatusRead) {
-    if (c.req.header("tus-resumable") !== TUS_VERSION) {
-      c.header("Tus-Version", TUS_VERSION);
-      fail("UPLOAD_005", `Send Tus-Resumable: ${TUS_VERSION}`, "Tus-Resumable");
-    }
-  }
-  await next();
-};
-
-function offsetHeaders(c: Context, upload: Upload) {
-  c.header("Upload-Offset", String(upload.offset));
-  if (uploadStatus(upload) === "uploading") c.header("Upload-Expires", httpDate(upload.expiresAt));
-}
-
-/** The request body, when it has one: tus bodies are application/offset+octet-stream. */
-function tusBody(c: Context, required: boolean): ReadableStream<Uint8Array> | null {
-  const length = c.req.header("content-length");
-  const chunked = c.req.header("transfer-encoding") !== undefined;
-  const type = c.req.header("content-type");
-  if (!required && !chunked && (length === undefined || length === "0") && !type) return null;
-  if ((type ?? "").split(";")[0].trim().toLowerCase() !== TUS_BODY_TYPE) {
-    fail("REQUEST_003", `Send the bytes as Content-Type: ${TUS_BODY_TYPE}`);
-  }
-  return c.req.raw.body as ReadableStream<Uint8Array> | null;
-}
-
 const optionsRoute = createRoute({
   method: "options",
   path: "/uploads",
@@ -136,7 +114,9 @@ const createUploadRoute = createRoute({
     headers: z.object({
       "tus-resumable": TusResumableHeader,
       "upload-length": LengthHeader,
-      "upload-metadata": MetadataHeader,
+      // Required in the document: without a filename (or st and rs) no upload can be placed,
+      // which the handler reports with POST /files's code.
+      "upload-metadata": MetadataHeader.openapi({ param: { required: true } }),
       "upload-checksum": ChecksumHeader,
     }),
     body: {
@@ -165,31 +145,15 @@ const createUploadRoute = createRoute({
         }),
       }),
     },
-    ...errorResponses(
-      "AUTH_003",
-      "REQUEST_003",
-      "RESOURCE_002",
-      "RESOURCE_004",
-      "RESOURCE_005",
-      "RESOURCE_006",
-      "RESOURCE_008",
-      "RESOURCE_010",
-      "RESOURCE_015",
-      "RESOURCE_016",
-      "PERMISSION_002",
-      "PERMISSION_004",
-      "UPLOAD_005",
-    ),
+    ...errorResponses("AUTH_003", "REQUEST_003", "UPLOAD_005", ...PLACE_UPLOAD_ERRORS),
   },
 });
 
-const headRoute = createRoute({
-  method: "head",
-  path: "/uploads/{uploadId}",
+/** HEAD of the status route's path: served by its handler (servedWithHead). */
+const headOperation = {
   operationId: "tusUploadOffset",
   summary: "tus: how many bytes of the upload are stored (where to resume)",
   tags: ["Uploads (tus)"],
-  middleware: [requireWrite],
   request: { params: UploadIdParams, headers: z.object({ "tus-resumable": TusResumableHeader }) },
   responses: {
     200: {
@@ -205,7 +169,7 @@ const headRoute = createRoute({
     410: { description: "UPLOAD_006: expired, or its final commit failed" },
     412: { description: "UPLOAD_005: Tus-Resumable missing or unsupported" },
   },
-});
+};
 
 const patchRoute = createRoute({
   method: "patch",
@@ -280,10 +244,7 @@ const statusRoute = createRoute({
   tags: ["Uploads (tus)"],
   middleware: [requireWrite],
   request: { params: UploadIdParams },
-  responses: {
-    ...jsonOk(UploadStatusSchema, "The upload"),
-    ...errorResponses("AUTH_003", "UPLOAD_001"),
-  },
+  responses: jsonAnswers(UploadStatusSchema, "The upload", "AUTH_003", "UPLOAD_001"),
 });
 
 export function uploadsApi(d: Deps) {
@@ -378,9 +339,7 @@ export function uploadsApi(d: Deps) {
     return c.body(null, 204);
   });
 
-  // Hono answers HEAD with the GET route (and drops the body): one handler serves both.
-  app.openAPIRegistry.registerPath(headRoute);
-  app.openapi(statusRoute, async (c) => {
+  app.openapi(servedWithHead(app, statusRoute, headOperation), async (c) => {
     const { uploadId } = c.req.valid("param");
     const upload = (await readUpload(d, uploadId, c.get("caller").userSeq)).value;
     const status = uploadStatus(upload);

@@ -6,7 +6,7 @@
  * document. Per the spec these endpoints skip the api:write scope check, and every failure is
  * answered as plain text (no JSON envelope); clients go by the status code.
  */
-import { z } from "@hono/zod-openapi";
+import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type Access, type Action, authorizeResourceAccess } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
@@ -17,20 +17,20 @@ import { getUser, type User } from "../../kv/identity/users.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { toDriveError } from "../http/errors.ts";
 import { sendFile } from "../http/file_response.ts";
-import { ErrorEnvelopeSchema, newOpenApiApp } from "../http/openapi.ts";
-import { seqFromPath, validQuery } from "../http/validate.ts";
+import { ErrorEnvelopeSchema, markdownText, newOpenApiApp } from "../http/openapi.ts";
+import { seqFromPath } from "../http/validate.ts";
 import { infoXml } from "../http/web_office_xml.ts";
 
 const APPLICATIONS = ["WORD", "CELL", "SHOW", "HWP", "PDF"] as const;
 const MODES = ["EDITOR", "VIEWER", "WATCHER"] as const;
-export const EDITOR_APPS = APPLICATIONS.flatMap((a) => MODES.map((m) => `${a}_${m}`));
-export const SAVE_TYPES = ["save", "saveAs", "autoSave", "autoPut", "close"] as const;
+const EDITOR_APPS = APPLICATIONS.flatMap((a) => MODES.map((m) => `${a}_${m}`));
+const SAVE_TYPES = ["save", "saveAs", "autoSave", "autoPut", "close"] as const;
 
 const DocId = z.string({ error: "docId is required" })
   .regex(/^[1-9]\d{0,14}-[1-9]\d{0,14}$/, "docId must be <sharing user seq>-<resource seq>")
   .openapi({
     description: "Sharing (owner) user seq and resource seq joined by '-'",
-    example: "2-17",
+    example: "1-2",
   });
 const App = z.enum(EDITOR_APPS as [string, ...string[]], {
   error: `app must be one of ${EDITOR_APPS.join(", ")}`,
@@ -70,7 +70,7 @@ const PutQuery = ReadQuery.extend({
 const LockQuery = ReadQuery.extend({ app: App.optional(), user_id: UserId.optional() });
 
 /** The lock owner string of a user's editor sessions (all of one user's editors share it). */
-export const officeLockOwner = (userSeq: number) => `office:${userSeq}`;
+const officeLockOwner = (userSeq: number) => `office:${userSeq}`;
 
 function leaseMs(d: Deps): number {
   return Math.max(1, d.config.officeLockTtlSeconds) * 1000;
@@ -140,12 +140,127 @@ function plainTextError(err: unknown, c: Context) {
   return c.text(`${e.code}: ${e.message}`, e.status as 400);
 }
 
+/** Plain-text error responses by status; 401 comes from the shared API-key check as JSON. */
+function plainTextErrors(...codes: ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of ["REQUEST_001", "OFFICE_001", "OFFICE_002", ...codes] as ErrorCode[]) {
+    const status = ERROR_CATALOG[code].status;
+    byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
+  }
+  const out: Record<number, unknown> = {
+    401: {
+      description: "AUTH_001, AUTH_002: missing or unknown API key (JSON envelope)",
+      content: { "application/json": { schema: ErrorEnvelopeSchema } },
+    },
+  };
+  for (const [status, list] of byStatus) {
+    out[status] = {
+      description: `Plain text "<CODE>: <message>". ${
+        markdownText(list.map((code) => `${code}: ${ERROR_CATALOG[code].meaning}`).join("; "))
+      }`,
+      content: { "text/plain": { schema: z.string() } },
+    };
+  }
+  return out as Record<number, { description: string }>;
+}
+
+const LoginParams = z.object({
+  loginUserSeq: z.string().openapi({
+    param: { name: "loginUserSeq", in: "path" },
+    description: "The signed-in user; must be in the API key's tenant (see docs/api.md)",
+    example: "1",
+  }),
+});
+
+const BINARY = z.string().openapi({ format: "binary", description: "The document's bytes" });
+
+/** A route of /{loginUserSeq}/<op>; the handlers answer every failure as plain text. */
+const officeRoute = <R extends Omit<RouteConfig, "path" | "tags">>(op: string, route: R) =>
+  createRoute({ ...route, path: `/{loginUserSeq}/${op}`, tags: ["Editor session"] });
+
+/** A read of the document (info, get): its success is `description`, `schema` in `media`. */
+const readRoute = <S extends z.ZodTypeAny>(
+  op: string,
+  operationId: string,
+  summary: string,
+  answer: { description: string; media: "application/xml" | "application/octet-stream"; schema: S },
+) =>
+  officeRoute(op, {
+    method: "get",
+    operationId,
+    summary,
+    request: { params: LoginParams, query: ReadQuery },
+    responses: {
+      200: {
+        description: answer.description,
+        content: { [answer.media]: { schema: answer.schema } },
+      },
+      ...plainTextErrors("SHARE_001", "RESOURCE_002", "RESOURCE_006"),
+    },
+  });
+
+const infoRoute = readRoute(
+  "info",
+  "getWebOfficeInfo",
+  "Document metadata for an editor, as XML (element names in docs/api.md)",
+  { description: "The info document", media: "application/xml", schema: z.string() },
+);
+
+const getRoute = readRoute("get", "getWebOfficeContent", "The document's bytes", {
+  description: "File stream",
+  media: "application/octet-stream",
+  schema: BINARY,
+});
+
+const putRoute = officeRoute("put", {
+  method: "put",
+  operationId: "putWebOfficeContent",
+  summary: "Save the document as a new version (streamed; the save reason is kept)",
+  request: {
+    params: LoginParams,
+    query: PutQuery,
+    body: { required: true, content: { "application/octet-stream": { schema: BINARY } } },
+  },
+  responses: {
+    200: { description: "The docId", content: { "text/plain": { schema: z.string() } } },
+    ...plainTextErrors(
+      "SHARE_001",
+      "PERMISSION_004",
+      "OFFICE_003",
+      "RESOURCE_002",
+      "RESOURCE_006",
+      "RESOURCE_010",
+      "RESOURCE_015",
+    ),
+  },
+});
+
+const lockRoute = (op: "lock" | "unlock") =>
+  officeRoute(op, {
+    method: "post",
+    operationId: op === "lock" ? "lockWebOfficeDocument" : "unlockWebOfficeDocument",
+    summary: op === "lock"
+      ? "Lock the document (a lease of DRIVE_OFFICE_LOCK_TTL_S; repeat to renew)"
+      : "Release the caller's lock",
+    request: { params: LoginParams, query: LockQuery },
+    responses: {
+      200: { description: "Done; no body" },
+      ...plainTextErrors(
+        "SHARE_001",
+        "RESOURCE_002",
+        "RESOURCE_006",
+        "RESOURCE_010",
+        ...(op === "lock" ? ["PERMISSION_004", "OFFICE_003"] as const : []),
+      ),
+    },
+  });
+
 export function webOfficeApi(d: Deps) {
   const app = newOpenApiApp<ApiEnv>();
   app.onError(plainTextError);
 
-  app.get("/:loginUserSeq/info", async (c) => {
-    const q = validQuery(c, ReadQuery);
+  app.openapi(infoRoute, async (c) => {
+    const q = c.req.valid("query");
     const user = await loginUser(d, c, q.user_id);
     const access = await authorizeDocument(d, user, q.docId, "view");
     const r = access.resource;
@@ -168,8 +283,8 @@ export function webOfficeApi(d: Deps) {
     return c.body(xml, 200, { "content-type": "application/xml; charset=utf-8" });
   });
 
-  app.get("/:loginUserSeq/get", async (c) => {
-    const q = validQuery(c, ReadQuery);
+  app.openapi(getRoute, async (c) => {
+    const q = c.req.valid("query");
     const user = await loginUser(d, c, q.user_id);
     const { resource: r } = await authorizeDocument(d, user, q.docId, "view");
     return await sendFile(c, d, r, {
@@ -178,8 +293,8 @@ export function webOfficeApi(d: Deps) {
     });
   });
 
-  app.put("/:loginUserSeq/put", async (c) => {
-    const q = validQuery(c, PutQuery);
+  app.openapi(putRoute, async (c) => {
+    const q = c.req.valid("query");
     const user = await loginUser(d, c, q.user_id);
     requireEditorSurface(q.app);
     const { resource: r } = await authorizeDocument(d, user, q.docId, "edit");
@@ -199,8 +314,8 @@ export function webOfficeApi(d: Deps) {
     return c.text(q.docId, 200);
   });
 
-  app.post("/:loginUserSeq/lock", async (c) => {
-    const q = validQuery(c, LockQuery);
+  app.openapi(lockRoute("lock"), async (c) => {
+    const q = c.req.valid("query");
     const user = await loginUser(d, c, q.user_id);
     requireEditorSurface(q.app);
     const { resource: r } = await authorizeDocument(d, user, q.docId, "edit");
@@ -214,8 +329,8 @@ export function webOfficeApi(d: Deps) {
     return c.body(null, 200);
   });
 
-  app.post("/:loginUserSeq/unlock", async (c) => {
-    const q = validQuery(c, LockQuery);
+  app.openapi(lockRoute("unlock"), async (c) => {
+    const q = c.req.valid("query");
     const user = await loginUser(d, c, q.user_id);
     // Unlocking only ever releases the user's own lock, so view access is enough.
     const { resource: r } = await authorizeDocument(d, user, q.docId, "view");
@@ -223,125 +338,5 @@ export function webOfficeApi(d: Deps) {
     return c.body(null, 200);
   });
 
-  registerOpenApi(app);
   return app;
-}
-
-/** Plain-text error responses by status; 401 comes from the shared API-key check as JSON. */
-function plainTextErrors(...codes: ErrorCode[]) {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of ["REQUEST_001", "OFFICE_001", "OFFICE_002", ...codes] as ErrorCode[]) {
-    const status = ERROR_CATALOG[code].status;
-    byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
-  }
-  const out: Record<number, unknown> = {
-    401: {
-      description: "AUTH_001, AUTH_002: missing or unknown API key (JSON envelope)",
-      content: { "application/json": { schema: ErrorEnvelopeSchema } },
-    },
-  };
-  for (const [status, list] of byStatus) {
-    out[status] = {
-      description: `Plain text "<CODE>: <message>". ${
-        list.map((code) => `${code}: ${ERROR_CATALOG[code].meaning}`).join("; ")
-      }`,
-      content: { "text/plain": { schema: z.string() } },
-    };
-  }
-  return out as Record<number, { description: string }>;
-}
-
-function registerOpenApi(app: ReturnType<typeof newOpenApiApp<ApiEnv>>) {
-  const params = z.object({
-    loginUserSeq: z.string().openapi({
-      param: { name: "loginUserSeq", in: "path" },
-      description: "The signed-in user; must be in the API key's tenant (see docs/api.md)",
-      example: "2",
-    }),
-  });
-  const common = { tags: ["Editor session"], request: { params } };
-  const base = "/{loginUserSeq}";
-  app.openAPIRegistry.registerPath({
-    ...common,
-    method: "get",
-    path: `${base}/info`,
-    operationId: "getWebOfficeInfo",
-    summary: "Document metadata for an editor, as XML (element names in docs/api.md)",
-    request: { params, query: ReadQuery },
-    responses: {
-      200: {
-        description: "The info document",
-        content: { "application/xml": { schema: z.string() } },
-      },
-      ...plainTextErrors("SHARE_001", "RESOURCE_002", "RESOURCE_006"),
-    },
-  });
-  app.openAPIRegistry.registerPath({
-    ...common,
-    method: "get",
-    path: `${base}/get`,
-    operationId: "getWebOfficeContent",
-    summary: "The document's bytes",
-    request: { params, query: ReadQuery },
-    responses: {
-      200: {
-        description: "File stream",
-        content: {
-          "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) },
-        },
-      },
-      ...plainTextErrors("SHARE_001", "RESOURCE_002", "RESOURCE_006"),
-    },
-  });
-  app.openAPIRegistry.registerPath({
-    ...common,
-    method: "put",
-    path: `${base}/put`,
-    operationId: "putWebOfficeContent",
-    summary: "Save the document as a new version (streamed; the save reason is kept)",
-    request: {
-      params,
-      query: PutQuery,
-      body: {
-        required: true,
-        content: {
-          "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) },
-        },
-      },
-    },
-    responses: {
-      200: { description: "The docId", content: { "text/plain": { schema: z.string() } } },
-      ...plainTextErrors(
-        "SHARE_001",
-        "PERMISSION_004",
-        "OFFICE_003",
-        "RESOURCE_002",
-        "RESOURCE_006",
-        "RESOURCE_010",
-        "RESOURCE_015",
-      ),
-    },
-  });
-  for (const op of ["lock", "unlock"] as const) {
-    app.openAPIRegistry.registerPath({
-      ...common,
-      method: "post",
-      path: `${base}/${op}`,
-      operationId: op === "lock" ? "lockWebOfficeDocument" : "unlockWebOfficeDocument",
-      summary: op === "lock"
-        ? "Lock the document (a lease of DRIVE_OFFICE_LOCK_TTL_S; repeat to renew)"
-        : "Release the caller's lock",
-      request: { params, query: LockQuery },
-      responses: {
-        200: { description: "Done; no body" },
-        ...plainTextErrors(
-          "SHARE_001",
-          "RESOURCE_002",
-          "RESOURCE_006",
-          "RESOURCE_010",
-          ...(op === "lock" ? ["PERMISSION_004", "OFFICE_003"] as const : []),
-        ),
-      },
-    });
-  }
 }

@@ -4,13 +4,15 @@
  * and its targets (ids and names, never a secret or a body). api/admin/index.ts records one
  * entry per successful change with `describeAdminAction`.
  *
- * The names and targets come from one table of the admin routes, so every change is named even
- * when its route module says nothing; the tenant is looked up from the targets before the
- * change runs (a deleted user or revoked key is still readable then) and, for creations, from
- * the answer's ids. A route that knows more (the quota before and after) says so with
+ * The names and targets are metadata of each route's declaration (its `x-audit` extension,
+ * `audit()` below), read back from the app's OpenAPI registry, so a route is declared once and
+ * the document shows each operation's action. The tenant is looked up from the targets before
+ * the change runs (a deleted user or revoked key is still readable then) and, for creations,
+ * from the answer's ids. A route that knows more (the quota before and after) says so with
  * `auditAdminAction`.
  */
 import type { Context } from "hono";
+import { matchedRoutes } from "hono/route";
 import { getApiKey } from "../../kv/identity/api_keys.ts";
 import { getUser } from "../../kv/identity/users.ts";
 import { getResource } from "../../kv/tree/resources.ts";
@@ -19,9 +21,9 @@ import { requireWebhook } from "../../kv/events/webhooks.ts";
 import { getAdapter } from "../../kv/adapters/adapters.ts";
 
 /** Small facts of an admin action (ids, names, numbers): the entry's `detail`. */
-export type AuditFacts = Record<string, string | number | boolean | null>;
+type AuditFacts = Record<string, string | number | boolean | null>;
 
-export interface AdminAudit {
+interface AdminAudit {
   /** Overrides the table's name (e.g. quota_changed for a user change that set the quota). */
   action?: string;
   tenantId?: number | null;
@@ -40,118 +42,123 @@ export function auditAdminAction(c: Context, audit: AdminAudit): void {
 /** What a path parameter names, and so how its tenant is found. */
 type TargetKind = "tenantId" | "userSeq" | "keyId" | "adapter" | "rs" | "shareSeq" | "webhookId";
 
-interface AdminRoute {
-  method: string;
-  /** Over the path under /admin/api; its groups are the targets, named in `targets`. */
-  pattern: RegExp;
-  targets: TargetKind[];
+/** The audit metadata of a declared change: the `x-audit` extension of its operation. */
+export interface AuditMeta {
   action: string;
+  /** Path parameters that name targets, with what each names. */
+  targets?: Readonly<Record<string, TargetKind>>;
+  /** Fields of a creation's JSON answer naming what was made, with their detail names. */
+  created?: Readonly<Record<string, string>>;
+  /** Other names the handler may give with auditAdminAction (quota_changed, ...). */
+  also?: readonly string[];
 }
 
-const route = (method: string, pattern: RegExp, action: string, ...targets: TargetKind[]) => ({
-  method,
-  pattern,
-  action,
-  targets,
-});
+/** The `x-audit` entry of a change's createRoute config. */
+export const audit = (meta: AuditMeta) => ({ "x-audit": meta });
 
-const SEQ = "(\\d+)";
-const re = (path: string) => new RegExp(`^${path}$`);
+/** What an OpenAPIHono registry holds, as far as the audit reads it. */
+interface RouteRegistry {
+  definitions: readonly { type: string; route?: { method: string; path: string } }[];
+}
 
-/** Every admin API change, by method and path (GETs are reads, not recorded). */
-const ADMIN_ROUTES: readonly AdminRoute[] = [
-  route("POST", re("/tenants"), "tenant_created"),
-  route("PATCH", re(`/tenants/${SEQ}`), "tenant_changed", "tenantId"),
-  route("DELETE", re(`/tenants/${SEQ}`), "tenant_deleted", "tenantId"),
-  route("POST", re(`/tenants/${SEQ}/disable`), "tenant_disabled", "tenantId"),
-  route("POST", re(`/tenants/${SEQ}/enable`), "tenant_enabled", "tenantId"),
-  route("POST", re("/users"), "user_created"),
-  route("PATCH", re(`/users/${SEQ}`), "user_changed", "userSeq"),
-  route("DELETE", re(`/users/${SEQ}`), "user_deleted", "userSeq"),
-  route("POST", re(`/users/${SEQ}/disable`), "user_disabled", "userSeq"),
-  route("POST", re(`/users/${SEQ}/enable`), "user_enabled", "userSeq"),
-  route("POST", re(`/users/${SEQ}/transfer`), "drive_transferred", "userSeq"),
-  route("POST", re("/keys"), "key_issued"),
-  route("DELETE", re("/keys/([A-Za-z0-9]+)"), "key_revoked", "keyId"),
-  route("POST", re("/keys/([A-Za-z0-9]+)/disable"), "key_disabled", "keyId"),
-  route("POST", re("/keys/([A-Za-z0-9]+)/enable"), "key_enabled", "keyId"),
-  route("POST", re("/adapters"), "adapter_created"),
-  route("DELETE", re("/adapters/([^/]+)"), "adapter_deleted", "adapter"),
-  route("POST", re("/adapters/([^/]+)/rotate-secret"), "adapter_secret_rotated", "adapter"),
-  route("POST", re("/adapters/([^/]+)/test"), "adapter_tested", "adapter"),
-  route("DELETE", re(`/locks/${SEQ}`), "lock_released", "rs"),
-  route("DELETE", re(`/share-links/${SEQ}`), "link_revoked", "shareSeq"),
-  route("POST", re("/blobs/sweep"), "blobs_swept"),
-  route("POST", re("/webhooks"), "webhook_created"),
-  route("DELETE", re("/webhooks/([^/]+)"), "webhook_deleted", "webhookId"),
-  route("POST", re("/webhooks/([^/]+)/disable"), "webhook_disabled", "webhookId"),
-  route("POST", re("/webhooks/([^/]+)/enable"), "webhook_enabled", "webhookId"),
-  route("POST", re("/webhooks/([^/]+)/test"), "webhook_tested", "webhookId"),
-  route(
-    "POST",
-    re("/webhooks/([^/]+)/deliveries/([^/]+)/retry"),
-    "webhook_delivery_retried",
-    "webhookId",
-  ),
-];
+/** Each declared change's metadata, by "METHOD /path/:param" (Hono's routing form). */
+type AuditLookup = ReadonlyMap<string, AuditMeta>;
+
+const routingPath = (openApiPath: string) => openApiPath.replaceAll(/\{(.+?)\}/g, ":$1");
+
+/** Reads the audit metadata of every route declared in `registry` (paths under /admin/api). */
+export function auditLookup(registry: RouteRegistry): AuditLookup {
+  const out = new Map<string, AuditMeta>();
+  for (const def of registry.definitions) {
+    const meta = (def.route as { "x-audit"?: AuditMeta } | undefined)?.["x-audit"];
+    if (def.route && meta) {
+      out.set(`${def.route.method.toUpperCase()} ${routingPath(def.route.path)}`, meta);
+    }
+  }
+  return out;
+}
 
 /** Every action name the activity log may show (the `action` filter checks against it). */
-export const ADMIN_ACTIONS: readonly string[] = [
-  ...new Set([...ADMIN_ROUTES.map((r) => r.action), "quota_changed", "other"]),
-];
+export function adminActions(lookup: AuditLookup): string[] {
+  const names = [...lookup.values()].flatMap((m) => [m.action, ...(m.also ?? [])]);
+  return [...new Set([...names, "other"])];
+}
 
-/** Fields of a creation's answer that name what was made, as detail names (never a secret). */
-const CREATED_IDS: Record<string, readonly [string, string][]> = {
-  tenant_created: [["id", "tenantId"]],
-  user_created: [["userSeq", "userSeq"], ["tenantId", "tenantId"], ["quotaBytes", "quotaBytes"]],
-  key_issued: [["keyId", "keyId"], ["userSeq", "userSeq"]],
-  adapter_created: [["name", "adapter"], ["userSeq", "userSeq"]],
-  webhook_created: [["id", "webhookId"], ["tenantId", "tenantId"]],
-};
+/** Where app.ts mounts the admin API: the declarations' paths are under it. */
+const ADMIN_PREFIX = /^\/admin\/api/;
+
+/** A path segment decoded; one that is not valid percent-encoded UTF-8 stays as sent. */
+function decodedSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** The declared change `c` reached, with its path parameters; null when none matched. */
+function matchedChange(c: Context, lookup: AuditLookup) {
+  for (const route of matchedRoutes(c)) {
+    if (route.method !== c.req.method) continue;
+    const path = route.path.replace(ADMIN_PREFIX, "");
+    const meta = lookup.get(`${route.method} ${path}`);
+    if (!meta) continue;
+    const names = path.split("/");
+    const values = c.req.path.replace(ADMIN_PREFIX, "").split("/");
+    const params: Record<string, string> = {};
+    names.forEach((n, i) => {
+      if (n.startsWith(":")) params[n.slice(1)] = decodedSegment(values[i] ?? "");
+    });
+    return { meta, params };
+  }
+  return null;
+}
 
 /** A pending description: read what exists before the change, finish after it. */
-export interface AdminActionDraft {
+interface AdminActionDraft {
   finish(c: Context): Promise<{ action: string; tenantId: number | null; detail: AuditFacts }>;
 }
 
-/** Starts describing the change `method path` (path under /admin/api), before it runs. */
+/** Starts describing the change `c` asks for, before it runs. */
 export async function describeAdminAction(
   kv: Deno.Kv,
-  method: string,
-  path: string,
+  c: Context,
+  lookup: AuditLookup,
 ): Promise<AdminActionDraft> {
-  const known = ADMIN_ROUTES.find((r) => r.method === method && r.pattern.test(path));
+  const request = `${c.req.method} ${c.req.path.replace(ADMIN_PREFIX, "")}`;
+  const known = matchedChange(c, lookup);
   const target: AuditFacts = {};
-  const groups = known ? path.match(known.pattern)!.slice(1) : [];
-  known?.targets.forEach((kind, i) => {
-    target[kind] = /^\d+$/.test(groups[i]) && kind !== "keyId" && kind !== "adapter"
-      ? Number(groups[i])
-      : groups[i];
-  });
+  for (const [param, kind] of Object.entries(known?.meta.targets ?? {})) {
+    const raw = known!.params[param];
+    target[kind] = /^\d+$/.test(raw) && kind !== "keyId" && kind !== "adapter" ? Number(raw) : raw;
+  }
   const before = await tenantOf(kv, target).catch(() => null);
   return {
     async finish(c) {
       const told = (c as Context<AuditEnv>).get("adminAudit");
-      if (known && CREATED_IDS[known.action]) Object.assign(target, await createdIds(c, known));
+      if (known?.meta.created) Object.assign(target, await createdIds(c, known.meta.created));
       Object.assign(target, told?.target);
       const tenantId = told?.tenantId !== undefined
         ? told.tenantId
         : before ?? (await tenantOf(kv, target).catch(() => null));
       return {
-        action: told?.action ?? known?.action ?? "other",
+        action: told?.action ?? known?.meta.action ?? "other",
         tenantId,
-        detail: { request: `${method} ${path}`, ...target },
+        detail: { request, ...target },
       };
     },
   };
 }
 
 /** The named ids of a creation's JSON answer. */
-async function createdIds(c: Context, known: AdminRoute): Promise<AuditFacts> {
+async function createdIds(
+  c: Context,
+  created: Readonly<Record<string, string>>,
+): Promise<AuditFacts> {
   const out: AuditFacts = {};
   try {
     const body = await c.res.clone().json();
-    for (const [field, kind] of CREATED_IDS[known.action]) {
+    for (const [field, kind] of Object.entries(created)) {
       const v = body?.[field];
       if (typeof v === "string" || typeof v === "number") out[kind] = v;
     }

@@ -1,7 +1,11 @@
-/** Bearer API-key authentication and the api:write scope rule of the external API. */
+/**
+ * Bearer API-key authentication and the api:write scope rule of the external API, and the one
+ * resource check its file and folder routes share.
+ */
 import type { MiddlewareHandler } from "hono";
 import { type Scope, verifyApiKey } from "../../kv/identity/api_keys.ts";
-import type { Caller } from "../../kv/sharing/authorize.ts";
+import { type Action, authorizeResourceAccess, type Caller } from "../../kv/sharing/authorize.ts";
+import type { Resource } from "../../kv/tree/resources.ts";
 import { fail } from "../../kv/errors.ts";
 import type { User } from "../../kv/identity/users.ts";
 import { setActor } from "../../lib/request_facts.ts";
@@ -50,3 +54,18 @@ export const requireWrite: MiddlewareHandler<ApiEnv> = async (c, next) => {
   }
   await next();
 };
+
+/**
+ * The `type` resource `rs` that `caller` may `action` (`ss`: its owner, when it is shared with
+ * the caller), or the catalog error saying why not.
+ */
+export async function authorizedResource(
+  kv: Deno.Kv,
+  caller: Caller,
+  type: Resource["type"],
+  rs: number,
+  ss: number | null | undefined,
+  action: Action,
+): Promise<Resource> {
+  return (await authorizeResourceAccess(kv, caller, { rs, ss, type }, action)).resource;
+}

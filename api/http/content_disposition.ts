@@ -19,7 +19,7 @@ function encodeRfc5987(value: string): string {
 }
 
 /** The name with everything outside printable ASCII, and quotes/backslashes/%, as "_". */
-export function asciiFallbackName(name: string): string {
+function asciiFallbackName(name: string): string {
   const ascii = [...name].map((ch) => /^[\x20-\x7e]$/.test(ch) && !/["\\%]/.test(ch) ? ch : "_")
     .join("");
   return ascii.trim() === "" ? "download" : ascii;

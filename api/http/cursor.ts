@@ -65,7 +65,7 @@ export function decodeCursor(binding: string, cursor: string | undefined): strin
  * bound to `binding` (the listing's filters): a cursor of other filters, or one that does not
  * decode, is RESOURCE_018.
  */
-export async function pageWithCursor<T>(
+async function pageWithCursor<T>(
   binding: string,
   cursor: string | undefined,
   read: (innerCursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>,
@@ -78,4 +78,31 @@ export async function pageWithCursor<T>(
     if (!(err instanceof BadCursorError)) throw err;
     fail("RESOURCE_018", "cursor is not one this listing returned for these parameters", "cursor");
   }
+}
+
+/** A page of a searched list, as the kv listing functions take and return it. */
+type PageRead<F, T> = (
+  kv: Deno.Kv,
+  filter: F & { q?: string },
+  page: { cursor?: string; limit: number },
+) => Promise<{ items: T[]; nextCursor: string | null }>;
+
+/**
+ * One page of the searched list `name` (tenants, users, API keys, share links) read by `list`:
+ * the cursor handed out is bound to q and the list's `filters`, in the order they are given.
+ */
+export function searchedPage<F extends Record<string, unknown>, T>(
+  kv: Deno.Kv,
+  list: PageRead<F, T>,
+  name: string,
+  query: { q?: string; limit: number; cursor?: string },
+  filters: F,
+) {
+  const { q, limit, cursor } = query;
+  const binding = JSON.stringify([name, q ?? "", ...Object.values(filters).map((v) => v ?? null)]);
+  return pageWithCursor(
+    binding,
+    cursor,
+    (inner) => list(kv, { ...filters, q }, { cursor: inner, limit }),
+  );
 }

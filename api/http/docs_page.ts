@@ -11,7 +11,7 @@ import type { Context } from "hono";
 export const SCALAR_SCRIPT_PATH = "/static/vendor/scalar/standalone.js";
 
 /** One OpenAPI document the page offers. */
-export interface DocsSource {
+interface DocsSource {
   title: string;
   /** Stable id of the document in the page's address (`?api=<slug>`). */
   slug: string;

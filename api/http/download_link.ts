@@ -3,14 +3,22 @@
  * gets a short-lived token for the caller's access as a server-relative link; the second needs
  * no Authorization, redeems the token and checks that access again (kv/tree/download_tokens.ts).
  */
-import { z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiCaller } from "./auth.ts";
 import {
   DOWNLOAD_TOKEN_TTL_MS,
   type DownloadToken,
   issueDownloadToken,
 } from "../../kv/tree/download_tokens.ts";
-import { jsonOk, queryParam } from "./openapi.ts";
+import { fail } from "../../kv/errors.ts";
+import {
+  errorResponses,
+  FILE_ACCESS_ERRORS,
+  FOLDER_ACCESS_ERRORS,
+  jsonOk,
+  queryParam,
+} from "./openapi.ts";
+import { SsQuery } from "./schemas.ts";
 
 /** Where the second request goes, by what the token downloads. */
 const DOWNLOAD_PATHS: Record<DownloadToken["kind"], string> = {
@@ -18,16 +26,32 @@ const DOWNLOAD_PATHS: Record<DownloadToken["kind"], string> = {
   folder: "/api/external/v1/folders/download",
 };
 
-/** The first request's success response: `{ linkUrl }`. */
-export function downloadLinkOk(kind: DownloadToken["kind"]) {
-  return jsonOk(
-    z.object({
-      linkUrl: z.string().describe("The one-time download URL; it needs no API key").openapi({
-        example: `${DOWNLOAD_PATHS[kind]}?dt=...`,
-      }),
-    }),
-    `A server-relative link valid for ${DOWNLOAD_TOKEN_TTL_MS / 60_000} minutes`,
-  );
+/** The first request: GET /files or /folders/{resourceSeq}/download-token, answering `{ linkUrl }`. */
+export function downloadTokenRoute<P extends z.ZodObject>(
+  kind: DownloadToken["kind"],
+  params: P,
+  summary: string,
+) {
+  const [Kind, tag] = kind === "file" ? ["File", "Files"] : ["Folder", "Folders"];
+  return createRoute({
+    method: "get",
+    path: `/${kind}s/{resourceSeq}/download-token`,
+    operationId: `create${Kind}DownloadToken`,
+    tags: [tag],
+    summary,
+    request: { params, query: SsQuery },
+    responses: {
+      ...jsonOk(
+        z.object({
+          linkUrl: z.string().describe("The one-time download URL; it needs no API key").openapi({
+            example: `${DOWNLOAD_PATHS[kind]}?dt=...`,
+          }),
+        }),
+        `A server-relative link valid for ${DOWNLOAD_TOKEN_TTL_MS / 60_000} minutes`,
+      ),
+      ...errorResponses(...(kind === "file" ? FILE_ACCESS_ERRORS : FOLDER_ACCESS_ERRORS)),
+    },
+  });
 }
 
 /** The second request's query, as documented: the token. */
@@ -38,6 +62,15 @@ export const DownloadTokenQuery = z.object({
     example: "dt_4f3c2b1a",
   }),
 });
+
+/**
+ * The validation hook of the second request: a missing or repeated `dt` is RESOURCE_009, as an
+ * unknown one is (kv/tree/download_tokens.ts), not a plain validation error.
+ */
+export function tokenHook(result: { success: boolean }): undefined {
+  if (!result.success) fail("RESOURCE_009", "dt is missing or malformed", "dt");
+  return undefined;
+}
 
 /**
  * Issues the token for `caller`'s access to `rs` (with `ss`, as authorized) and its link; the

@@ -18,7 +18,7 @@ interface OkEnvelope<T> {
  * that an incremental type check revisits can exceed TypeScript's instantiation depth
  * (TS2589 with no location).
  */
-export type OkResponse<T> = Response & TypedResponse<JSONParsed<OkEnvelope<T>>, 200 | 201, "json">;
+type OkResponse<T> = Response & TypedResponse<JSONParsed<OkEnvelope<T>>, 200 | 201, "json">;
 
 export function ok<T>(c: Context, data: T, status: 200 | 201 = 200): OkResponse<T> {
   const envelope: OkEnvelope<T> = {

@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { BlobNotFoundError } from "../../blobs/store.ts";
 import { DriveError } from "../../kv/errors.ts";
-import { driveLogger } from "../ops/logging.ts";
+import { driveLogger } from "../../lib/logger.ts";
 import { errorEnvelope } from "./envelope.ts";
 import { jsonResponse } from "./json_response.ts";
 

@@ -12,10 +12,10 @@ import { contentDisposition } from "./content_disposition.ts";
 import { errorEnvelope } from "./envelope.ts";
 
 /** Keeps a rendition from running script or loading anything, should a browser render it. */
-export const SANDBOX_CSP =
+const SANDBOX_CSP =
   "sandbox; default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'";
 
-export type RangeRequest =
+type RangeRequest =
   | { kind: "full" }
   | { kind: "partial"; range: ByteRange }
   | { kind: "unsatisfiable" };
@@ -24,7 +24,7 @@ export type RangeRequest =
  * Interprets a Range header for a body of `size` bytes. Only one `bytes=` range is served;
  * several ranges or a malformed header are ignored (RFC 9110 lets a server send the whole body).
  */
-export function parseRange(header: string | undefined, size: number): RangeRequest {
+function parseRange(header: string | undefined, size: number): RangeRequest {
   const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header ?? "");
   if (!m || (m[1] === "" && m[2] === "")) return { kind: "full" };
   if (m[1] === "") {
@@ -39,7 +39,7 @@ export function parseRange(header: string | undefined, size: number): RangeReque
   return { kind: "partial", range: { start, end: Math.min(last, size - 1) } };
 }
 
-export const etagOf = (file: Resource) => `"${file.sha256}"`;
+const etagOf = (file: Resource) => `"${file.sha256}"`;
 
 /** If-None-Match uses the weak comparison: W/"x" matches "x". */
 function matchesAny(header: string, etag: string): boolean {

@@ -8,15 +8,10 @@
  * is stored.
  */
 import { DriveError, fail } from "../../kv/errors.ts";
-import {
-  boundaryOf,
-  decodeUtf8,
-  type MultipartHandler,
-  MultipartParser,
-  type PartHeaders,
-} from "./multipart_parser.ts";
+import { boundaryOf, type MultipartHandler, MultipartParser } from "./multipart_parser.ts";
+import { decodeUtf8, type PartHeaders } from "./multipart_headers.ts";
 
-export interface MultipartUpload {
+interface MultipartUpload {
   /** The text fields sent before the file part. */
   fields: Record<string, string>;
   file: {

@@ -4,12 +4,9 @@
  * uploads is covered in tests/drive/files_test.ts and tests/drive/bad_input_test.ts.
  */
 import assert from "node:assert/strict";
-import {
-  boundaryOf,
-  MultipartFramingError,
-  MultipartParser,
-  type PartHeaders,
-} from "./multipart_parser.ts";
+import { boundaryOf, MultipartParser } from "./multipart_parser.ts";
+import { MultipartFramingError, type PartHeaders } from "./multipart_headers.ts";
+import { concat as joinChunks } from "../../tests/helpers/http.ts";
 
 const assertEquals = <T>(actual: T, expected: T, message?: string) =>
   assert.deepEqual(actual, expected, message);
@@ -59,16 +56,9 @@ function parse(body: Uint8Array, boundary: string, cuts: number[]): Parsed {
   return out;
 }
 
-function concat(...pieces: (string | Uint8Array)[]): Uint8Array {
-  const bytes = pieces.map((p) => typeof p === "string" ? enc.encode(p) : p);
-  const out = new Uint8Array(bytes.reduce((n, b) => n + b.byteLength, 0));
-  let off = 0;
-  for (const b of bytes) {
-    out.set(b, off);
-    off += b.byteLength;
-  }
-  return out;
-}
+/** The pieces, text as UTF-8, joined into one array. */
+const concat = (...pieces: (string | Uint8Array)[]) =>
+  joinChunks(pieces.map((p) => typeof p === "string" ? enc.encode(p) : p));
 
 /** A pseudo-random generator with a seed, so a failing case can be replayed. */
 function rng(seed: number) {

@@ -2,12 +2,18 @@
  * Helpers for declaring routes with @hono/zod-openapi: the zod schemas validate requests and
  * produce the OpenAPI document, so the two cannot drift.
  */
-import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 // The generator @hono/zod-openapi itself uses (same pinned version): tells a component from an
 // inline schema.
 import { getRefId } from "@asteasolutions/zod-to-openapi";
 import type { Env } from "hono";
 import { ERROR_CATALOG, type ErrorCode, fail } from "../../kv/errors.ts";
+
+/**
+ * The Markdown that shows `text` as written. Document viewers render descriptions as CommonMark,
+ * where a backslash escapes the punctuation after it: the catalog's "'/', '\\'" would lose it.
+ */
+export const markdownText = (text: string) => text.replaceAll("\\", "\\\\");
 
 /** First zod issue as "field: problem", naming the field for REQUEST_001. */
 export function describeZodError(error: z.ZodError): { field: string; message: string } {
@@ -59,9 +65,18 @@ function envelopeOf<T extends z.ZodTypeAny>(
   });
 }
 
-/** A JSON request body validated by `schema`; with `required` false a request may send none. */
-export function jsonBody<T extends z.ZodTypeAny>(schema: T, required = true) {
-  return { required, content: { "application/json": { schema } } };
+/**
+ * A JSON request body validated by `schema`; with `required` false a request may send none.
+ * `example` is the body "try it" sends (else the viewer composes one from every property's
+ * example, optional ones included); tests/drive/openapi_examples_test.ts replays it.
+ */
+export function jsonBody<T extends z.ZodTypeAny>(
+  schema: T,
+  required = true,
+  example?: z.input<T>,
+) {
+  const media = example === undefined ? { schema } : { schema, example };
+  return { required, content: { "application/json": media } };
 }
 
 /** A JSON envelope success response entry. */
@@ -99,7 +114,7 @@ export function errorResponsesWith<S extends z.ZodTypeAny>(schema: S, codes: Err
   > = {};
   for (const [status, list] of byStatus) {
     out[status] = {
-      description: list.map((c) => `${c}: ${ERROR_CATALOG[c].meaning}`).join("; "),
+      description: markdownText(list.map((c) => `${c}: ${ERROR_CATALOG[c].meaning}`).join("; ")),
       content: { "application/json": { schema } },
     };
   }
@@ -120,6 +135,43 @@ export function errorResponses(...codes: ErrorCode[]) {
     ...codes,
   ]);
 }
+
+/**
+ * A drive route's answers: `data` in the success envelope (200, `description`), and the errors
+ * `codes` name beside those every route has (errorResponses).
+ */
+export function jsonAnswers<T extends z.ZodTypeAny>(
+  data: T,
+  description: string,
+  ...codes: ErrorCode[]
+) {
+  return { ...jsonOk(data, description), ...errorResponses(...codes) };
+}
+
+/** A drive route that creates something: `data` in the 201 envelope, and the errors `codes` name. */
+export function createdAnswers<T extends z.ZodTypeAny>(
+  data: T,
+  description: string,
+  ...codes: ErrorCode[]
+) {
+  return { ...jsonOk(data, description, 201), ...errorResponses(...codes) };
+}
+
+/** Why a file named by its seq cannot be reached: missing, not a file, or not the caller's. */
+export const FILE_ACCESS_ERRORS = [
+  "RESOURCE_002",
+  "RESOURCE_006",
+  "PERMISSION_002",
+  "PERMISSION_004",
+] as const;
+
+/** Why a folder named by its seq cannot be reached: missing, not a folder, or not the caller's. */
+export const FOLDER_ACCESS_ERRORS = [
+  "RESOURCE_002",
+  "RESOURCE_005",
+  "PERMISSION_002",
+  "PERMISSION_004",
+] as const;
 
 /** The OpenAPI metadata placing a parameter in the query string under `name`. */
 export const queryParam = (name: string) => ({ param: { name, in: "query" as const } });
@@ -150,3 +202,33 @@ export const optionalSeq = (description: string, name = "ss") =>
 /** Request-body seq fields are JSON numbers; null means "not given". */
 export const bodySeq = (description: string) =>
   z.number().int().positive().nullish().openapi({ description, example: 3 });
+
+/**
+ * Documents `route` whole on `app` and returns it without its body, for `app.openapi`: the
+ * parameters are validated as on any route, the body is read by the handler itself (a streamed
+ * upload; a password whose throttle is checked before the body is parsed). app.openapi would
+ * otherwise parse a JSON or form body before the handler runs.
+ */
+export function bodyReadByHandler<E extends Env, R extends RouteConfig>(
+  app: OpenAPIHono<E>,
+  route: R,
+): R {
+  const { middleware: _middleware, hide: _hide, ...documented } = route;
+  app.openAPIRegistry.registerPath(documented);
+  const { body: _body, ...request } = route.request ?? {};
+  return { ...route, request, hide: true };
+}
+
+/**
+ * Documents the HEAD operation `head` of `route`'s path and returns `route` (a GET) for
+ * `app.openapi`: Hono answers HEAD with the path's GET route and drops the body, so a HEAD route
+ * of its own would never run. The handler tells the two apart by `c.req.method`.
+ */
+export function servedWithHead<E extends Env, R extends RouteConfig & { method: "get" }>(
+  app: OpenAPIHono<E>,
+  route: R,
+  head: Omit<RouteConfig, "method" | "path" | "middleware">,
+): R {
+  app.openAPIRegistry.registerPath({ ...head, method: "head", path: route.path });
+  return route;
+}

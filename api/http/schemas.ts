@@ -7,6 +7,10 @@ import { optionalSeq, queryParam, seqParam } from "./openapi.ts";
 import type { Permissions } from "../../kv/sharing/authorize.ts";
 import { type Resource, toIso } from "../../kv/tree/resources.ts";
 
+/** An answer that is a list: `{ items }`. */
+export const itemsOf = <T extends z.ZodTypeAny>(item: T) =>
+  z.object({ items: z.array(item).describe("The items") });
+
 /** The three kinds of share, in the order the API lists them. */
 export const ShareTypeSchema = z.enum(["SPECIFIC_USERS", "ORG_LINK", "PUBLIC_LINK"]);
 
@@ -38,7 +42,7 @@ export const ResourceItemSchema = z.object({
   permissions: PermissionsSchema.optional().describe("What the caller may do"),
 }).openapi("ResourceItem", { description: "A file or folder" });
 
-export type ResourceItem = z.infer<typeof ResourceItemSchema>;
+type ResourceItem = z.infer<typeof ResourceItemSchema>;
 
 export function toResourceItem(r: Resource, permissions?: Permissions): ResourceItem {
   return {
@@ -59,12 +63,21 @@ export function toResourceItem(r: Resource, permissions?: Permissions): Resource
 
 export const NameField = (name: string) =>
   z.string({ error: `${name} is required and must be a string` }).openapi({
-    description: "1 to 255 characters; no '/', '\\' or control characters; not '.' or '..'",
+    // Code spans: Markdown would take a bare backslash for an escape and drop it.
+    description: "1 to 255 characters; no `/`, `\\` or control characters; not `.` or `..`",
     example: "Reports",
   });
 
-/** The `{resourceSeq}` path parameter of resource endpoints. */
-export const RsParams = z.object({ resourceSeq: seqParam("resourceSeq") });
+/**
+ * The `{resourceSeq}` path parameter of resource endpoints, whose example names a resource of the
+ * examples' world (the drive document's description; tests/drive/openapi_examples_test.ts).
+ */
+export const rsParams = (example: number) =>
+  z.object({ resourceSeq: seqParam("resourceSeq").openapi({ example }) });
+/** `{resourceSeq}` with folder 1 "Reports" as its example. */
+export const RsParams = rsParams(1);
+/** `{resourceSeq}` with file 2 "Q1 report.docx" as its example. */
+export const FileRsParams = rsParams(2);
 
 /** `?ss=`: the owner's user seq when the resource is shared with the caller. */
 export const SsQuery = z.object({

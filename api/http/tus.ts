@@ -4,8 +4,10 @@
  * malformed header is REQUEST_001 naming the header.
  */
 import { z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
 import { Buffer } from "node:buffer";
 import { fail } from "../../kv/errors.ts";
+import { type Upload, uploadStatus } from "../../kv/tree/uploads.ts";
 import { CreatedResourceSchema } from "./schemas.ts";
 
 export const TUS_VERSION = "1.0.0";
@@ -74,7 +76,7 @@ export function parseUploadChecksum(raw: string | undefined): Uint8Array | null 
 }
 
 /** Upload-Expires: an RFC 9110 HTTP date. */
-export function httpDate(ms: number): string {
+function httpDate(ms: number): string {
   return new Date(ms).toUTCString();
 }
 
@@ -92,13 +94,14 @@ export const LengthHeader = z.string().openapi({
 
 export const OffsetHeader = z.string().openapi({
   description: "Bytes of the upload stored so far: where the next PATCH starts",
-  example: "8388608",
+  example: "0",
 });
 
 export const MetadataHeader = z.string().optional().openapi({
   description: "Comma-separated `key base64(value)` pairs: filename, and optionally pfs, ss, " +
     "st (duplicate|version|overwrite) and rs, as the multipart upload's fields",
-  example: "filename UTMgUmVwb3J0LnBkZg==,pfs MTI=",
+  // "minutes.txt" into folder 1 of the examples' world.
+  example: "filename bWludXRlcy50eHQ=,pfs MQ==",
 });
 
 export const ChecksumHeader = z.string().optional().openapi({
@@ -151,3 +154,34 @@ export const UploadStatusSchema = z.object({
     message: z.string().openapi({ description: "What went wrong" }),
   }).nullable().openapi({ description: "Why the final commit failed (state failed)" }),
 }).openapi("UploadStatus", { description: "Where a resumable (tus) upload stands" });
+
+/** Tus-Resumable on every answer; a request without the version this server speaks is 412. */
+export const tusVersion: MiddlewareHandler = async (c, next) => {
+  c.header("Tus-Resumable", TUS_VERSION);
+  const isStatusRead = c.req.method === "GET";
+  if (c.req.method !== "OPTIONS" && !isStatusRead) {
+    if (c.req.header("tus-resumable") !== TUS_VERSION) {
+      c.header("Tus-Version", TUS_VERSION);
+      fail("UPLOAD_005", `Send Tus-Resumable: ${TUS_VERSION}`, "Tus-Resumable");
+    }
+  }
+  await next();
+};
+
+/** Where the upload stands: Upload-Offset, and Upload-Expires while it is unfinished. */
+export function offsetHeaders(c: Context, upload: Upload) {
+  c.header("Upload-Offset", String(upload.offset));
+  if (uploadStatus(upload) === "uploading") c.header("Upload-Expires", httpDate(upload.expiresAt));
+}
+
+/** The request body, when it has one: tus bodies are application/offset+octet-stream. */
+export function tusBody(c: Context, required: boolean): ReadableStream<Uint8Array> | null {
+  const length = c.req.header("content-length");
+  const chunked = c.req.header("transfer-encoding") !== undefined;
+  const type = c.req.header("content-type");
+  if (!required && !chunked && (length === undefined || length === "0") && !type) return null;
+  if ((type ?? "").split(";")[0].trim().toLowerCase() !== TUS_BODY_TYPE) {
+    fail("REQUEST_003", `Send the bytes as Content-Type: ${TUS_BODY_TYPE}`);
+  }
+  return c.req.raw.body as ReadableStream<Uint8Array> | null;
+}

@@ -11,8 +11,23 @@ import { fail } from "../../kv/errors.ts";
 import type { Caller } from "../../kv/identity/users.ts";
 import { authorizeFolderTarget, authorizeResourceAccess } from "../../kv/sharing/authorize.ts";
 import { type ContentSource, freeQuota, putContent, storeNewFile } from "../../kv/tree/content.ts";
-import { type Resource, validateName } from "../../kv/tree/resources.ts";
+import type { Resource } from "../../kv/tree/resources.ts";
+import { validateName } from "../../kv/tree/names.ts";
 import type { UploadTarget } from "../../kv/tree/uploads.ts";
+
+/** What placeUpload refuses a target with, in both upload routes' documents. */
+export const PLACE_UPLOAD_ERRORS = [
+  "RESOURCE_002",
+  "RESOURCE_004",
+  "RESOURCE_005",
+  "RESOURCE_006",
+  "RESOURCE_008",
+  "RESOURCE_010",
+  "RESOURCE_015",
+  "RESOURCE_016",
+  "PERMISSION_002",
+  "PERMISSION_004",
+] as const;
 
 /** A seq sent as text (a form field, an Upload-Metadata value): plain decimal digits. */
 export const textSeq = (name: string) =>
@@ -25,7 +40,7 @@ export const UploadModeSchema = z.enum(["duplicate", "version", "overwrite"], {
 }).default("duplicate");
 
 /** An authorized target: a new file's folder and name, or the file receiving new content. */
-export type PlacedUpload =
+type PlacedUpload =
   | { st: "duplicate"; ownerSeq: number; parentRs: number | null; name: string }
   | { st: "version" | "overwrite"; rs: number };
 
@@ -69,7 +84,7 @@ export async function placeUpload(
 }
 
 /** The bytes of an upload (a stream to store, or a blob already stored), and what joins the commit. */
-export type UploadContent = Pick<ContentSource, "body" | "blob" | "extendCommit">;
+type UploadContent = Pick<ContentSource, "body" | "blob" | "extendCommit">;
 
 /** Commits `content` as the file `placed` names: one KV commit, quota charged in it. */
 export async function commitUpload(

@@ -1,4 +1,4 @@
-/** zod validation for hand-written routes (admin API, streaming endpoints). */
+/** zod validation for what a handler reads itself: a JSON body read after a check, form fields. */
 import type { Context } from "hono";
 import type { z } from "zod";
 import { fail } from "../../kv/errors.ts";
@@ -21,15 +21,6 @@ export async function validJson<S extends z.ZodType>(c: Context, schema: S): Pro
   return validValue(schema, value);
 }
 
-/** Like validJson, but a request with no body at all (no type, no length) validates `{}`. */
-export function validOptionalJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
-  const length = c.req.header("content-length");
-  if (!c.req.header("content-type") && (length === undefined || length === "0")) {
-    return Promise.resolve(validValue(schema, {}));
-  }
-  return validJson(c, schema);
-}
-
 export function validValue<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
@@ -37,20 +28,6 @@ export function validValue<S extends z.ZodType>(schema: S, value: unknown): z.in
     fail("REQUEST_001", message, field);
   }
   return parsed.data;
-}
-
-export function validQuery<S extends z.ZodType>(c: Context, schema: S): z.infer<S> {
-  return validValue(schema, c.req.query());
-}
-
-/**
- * A string path parameter of a known shape, or REQUEST_001 naming it and the shape. Identifiers
- * become KV keys (limited to 2 KiB), so none reaches the domain unchecked.
- */
-export function idFromPath(c: Context, name: string, shape: RegExp, rule: string): string {
-  const raw = c.req.param(name) ?? "";
-  if (!shape.test(raw)) fail("REQUEST_001", `${name}: must be ${rule}`, name);
-  return raw;
 }
 
 /** A positive integer path parameter, or REQUEST_001 naming it. */

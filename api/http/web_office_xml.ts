@@ -8,14 +8,14 @@ import type { Lock } from "../../kv/tree/locks.ts";
 import { type Resource, toIso } from "../../kv/tree/resources.ts";
 import type { User } from "../../kv/identity/users.ts";
 
-export interface XmlElement {
+interface XmlElement {
   name: string;
   attrs?: Record<string, string>;
   children?: (XmlElement | string)[];
 }
 
 /** Escapes the five XML specials and drops characters XML 1.0 cannot carry at all. */
-export function escapeXml(value: string): string {
+function escapeXml(value: string): string {
   return value
     // deno-lint-ignore no-control-regex
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, "")
@@ -26,7 +26,7 @@ export function escapeXml(value: string): string {
     );
 }
 
-export function serializeXml(el: XmlElement, indent = ""): string {
+function serializeXml(el: XmlElement, indent = ""): string {
   const attrs = Object.entries(el.attrs ?? {}).map(([k, v]) => ` ${k}="${escapeXml(v)}"`).join("");
   const children = el.children ?? [];
   if (children.length === 0) return `${indent}<${el.name}${attrs}/>`;
@@ -62,7 +62,7 @@ export function cursorColor(userSeq: number): string {
   return `#${channel(0)}${channel(8)}${channel(4)}`.toUpperCase();
 }
 
-export interface InfoInput {
+interface InfoInput {
   docId: string;
   app: string;
   lang: string | null;

@@ -2,7 +2,7 @@
  * Logging on LogTape: one line per record on stdout, JSON Lines (DRIVE_LOG_FORMAT=json, the
  * default when stdout is not a terminal) or a readable line (text), at DRIVE_LOG_LEVEL and up.
  * The process configures it once (main.ts, `configureLogging`); modules take a logger with
- * `driveLogger`. Unconfigured (the in-process tests) LogTape drops records.
+ * `driveLogger` (lib/logger.ts). Unconfigured (the in-process tests) LogTape drops records.
  *
  * The request middleware (request_log.ts) puts the request id in the request scope
  * (lib/request_scope.ts), which LogTape reads as its implicit context, so every record logged
@@ -15,32 +15,14 @@ import {
   type ContextLocalStorage,
   dispose,
   getJsonLinesFormatter,
-  getLogger,
   getTextFormatter,
-  type Logger,
   type LogRecord,
   type Sink,
   type TextFormatter,
 } from "@logtape/logtape";
 import type { Config } from "../../config.ts";
 import { currentRequestScope, withRequestScope } from "../../lib/request_scope.ts";
-
-/** Every logger of the service sits under this category. */
-const LOG_CATEGORY = "drive";
-
-/** The logger of one part: `driveLogger("http")` logs as `drive.http`. */
-export function driveLogger(part: string): Logger {
-  return getLogger([LOG_CATEGORY, part]);
-}
-
-/**
- * `text` as a LogTape message that renders as written: LogTape reads `{name}` as a placeholder
- * (and quotes the values it fills in), so braces are doubled. Values from a request go in the
- * properties instead; a message holds only what the service itself wrote.
- */
-export function literal(text: string): string {
-  return text.replaceAll("{", "{{").replaceAll("}", "}}");
-}
+import { LOG_CATEGORY } from "../../lib/logger.ts";
 
 /**
  * LogTape's implicit context is the request scope's `logContext`: the request middleware sets it

@@ -79,12 +79,17 @@ function blobTotals(blobs: BlobStore) {
 export function createMetrics(blobs: BlobStore): Metrics {
   const registry = new Registry();
   const registers = [registry];
-  const requests = new Counter({
-    name: "drive_http_requests_total",
-    help: "HTTP requests answered, by method, route template and status.",
-    labelNames: ["method", "route", "status"] as const,
-    registers,
-  });
+  /** A counter of this registry, by the labels `labelNames` (none: one total). */
+  const counter = <L extends string = string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+  ) => new Counter<L>({ name, help, labelNames, registers });
+  const requests = counter(
+    "drive_http_requests_total",
+    "HTTP requests answered, by method, route template and status.",
+    ["method", "route", "status"],
+  );
   const latency = new Histogram({
     name: "drive_http_request_duration_seconds",
     help: "Time from a request's arrival until its response was sent, by method and route.",
@@ -92,33 +97,25 @@ export function createMetrics(blobs: BlobStore): Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers,
   });
-  const bytesIn = new Counter({
-    name: "drive_http_request_bytes_total",
-    help: "Request body bytes received (as declared by Content-Length).",
-    registers,
-  });
-  const bytesOut = new Counter({
-    name: "drive_http_response_bytes_total",
-    help: "Response body bytes sent.",
-    registers,
-  });
-  const provider = new Counter({
-    name: "drive_provider_operations_total",
-    help: "Storage provider protocol requests, by operation and status.",
-    labelNames: ["operation", "status"] as const,
-    registers,
-  });
-  const conflicts = new Counter({
-    name: "drive_kv_commit_conflicts_total",
-    help: "KV commits whose versionstamp checks failed because another writer won.",
-    registers,
-  });
-  const retries = new Counter({
-    name: "drive_kv_commit_retries_total",
-    help: "Read-decide-commit cycles run again, by reason (conflict, or busy storage).",
-    labelNames: ["reason"] as const,
-    registers,
-  });
+  const bytesIn = counter(
+    "drive_http_request_bytes_total",
+    "Request body bytes received (as declared by Content-Length).",
+  );
+  const bytesOut = counter("drive_http_response_bytes_total", "Response body bytes sent.");
+  const provider = counter(
+    "drive_provider_operations_total",
+    "Storage provider protocol requests, by operation and status.",
+    ["operation", "status"],
+  );
+  const conflicts = counter(
+    "drive_kv_commit_conflicts_total",
+    "KV commits whose versionstamp checks failed because another writer won.",
+  );
+  const retries = counter(
+    "drive_kv_commit_retries_total",
+    "Read-decide-commit cycles run again, by reason (conflict, or busy storage).",
+    ["reason"],
+  );
   let connectionSource: () => number = () => 0;
   new Gauge({
     name: "drive_open_connections",

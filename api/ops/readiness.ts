@@ -7,7 +7,7 @@
 import { statfs } from "node:fs/promises";
 import type { Deps } from "../../kv/deps.ts";
 import { kvRoundTrip } from "../../kv/db.ts";
-import { driveLogger } from "./logging.ts";
+import { driveLogger } from "../../lib/logger.ts";
 
 const log = driveLogger("readiness");
 

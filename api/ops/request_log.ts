@@ -17,7 +17,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { actorLabel, actorOf, requestFacts } from "../../lib/request_facts.ts";
 import { withRequestScope } from "../../lib/request_scope.ts";
 import { knownBodySize } from "../http/json_response.ts";
-import { driveLogger, literal } from "./logging.ts";
+import { driveLogger, literal } from "../../lib/logger.ts";
 import type { Metrics } from "./metrics.ts";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./request_id.ts";
 

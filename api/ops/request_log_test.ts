@@ -6,7 +6,8 @@ import { eventActor } from "../../kv/events/actor.ts";
 import { setActor } from "../../lib/request_facts.ts";
 import { currentRequestScope, type RequestScope } from "../../lib/request_scope.ts";
 import { jsonResponse } from "../http/json_response.ts";
-import { configureLogging, driveLogger } from "./logging.ts";
+import { configureLogging } from "./logging.ts";
+import { driveLogger } from "../../lib/logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { requestLog } from "./request_log.ts";
 

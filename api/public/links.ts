@@ -9,7 +9,8 @@ import type { Context, Next } from "hono";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
-import { listChildren, type Resource, toIso } from "../../kv/tree/resources.ts";
+import { listChildren } from "../../kv/tree/listing.ts";
+import { type Resource, toIso } from "../../kv/tree/resources.ts";
 import {
   type AnonymousLink,
   describeLink,
@@ -28,6 +29,7 @@ import { recordDownload, recordLinkOpen } from "../../kv/events/log.ts";
 import { sendFile } from "../http/file_response.ts";
 import { externalApiError } from "../http/errors.ts";
 import {
+  bodyReadByHandler,
   ErrorEnvelopeSchema,
   errorResponsesWith,
   jsonBody,
@@ -38,7 +40,7 @@ import {
 } from "../http/openapi.ts";
 import { ShareTypeSchema, toResourceItem } from "../http/schemas.ts";
 import type { ErrorCode } from "../../kv/errors.ts";
-import { seqFromPath, validJson, validQuery } from "../http/validate.ts";
+import { validJson } from "../http/validate.ts";
 
 export const PUBLIC_LINKS_BASE = "/public/v1";
 /**
@@ -54,9 +56,7 @@ function publicItem(r: Resource) {
   return { resourceSeq, name, type, size, contentType, updatedAt };
 }
 
-// ---------------------------------------------------------------- the document
-// The handlers validate by hand (the password route reads no body before its throttle check)
-// with these schemas; the declarations document them.
+// ---------------------------------------------------------------- the routes
 
 const PublicItemSchema = z.object({
   resourceSeq: z.number().int().describe("The file or folder's seq").openapi({ example: 12 }),
@@ -141,82 +141,100 @@ const accessQuery = z.string().optional().openapi({
 const linkErrors = (...codes: ErrorCode[]) =>
   errorResponsesWith(ErrorEnvelopeSchema, ["REQUEST_001", "REQUEST_002", "SHARE_007", ...codes]);
 
-const PUBLIC_LINK_ROUTES = [
-  createRoute({
-    method: "get",
-    path: "/links/{token}",
-    tags: ["Share links"],
-    operationId: "getLink",
-    summary: "Open a link: its kind, and its file or folder once unlocked",
-    request: { params: z.object({ token: TokenParam }), ...AccessParams },
-    responses: {
-      ...jsonOk(LinkInfoSchema, "The link"),
-      ...linkErrors("LINK_003", "LINK_005"),
-    },
-  }),
-  createRoute({
-    method: "post",
-    path: "/links/{token}/access",
-    tags: ["Share links"],
-    operationId: "unlockLink",
-    summary: "Unlock a password-protected link: an access token for the next requests",
-    request: { params: z.object({ token: TokenParam }), body: jsonBody(AccessBody) },
-    responses: {
-      ...jsonOk(AccessGrantSchema, "Unlocked"),
-      ...linkErrors("REQUEST_003", "REQUEST_005", "LINK_001", "LINK_002", "LINK_005"),
-    },
-  }),
-  createRoute({
-    method: "get",
-    path: "/links/{token}/items",
-    tags: ["Share links"],
-    operationId: "listLinkItems",
-    summary: "List a folder of a shared folder, a page of up to 200 items",
-    request: {
-      params: z.object({ token: TokenParam }),
-      query: ItemsQuery.extend({ access: accessQuery }),
-      ...AccessParams,
-    },
-    responses: {
-      ...jsonOk(ItemsPageSchema, "A page of the folder"),
-      ...linkErrors("LINK_003", "LINK_004", "LINK_005", "RESOURCE_002", "RESOURCE_005"),
-    },
-  }),
-  createRoute({
-    method: "get",
-    path: "/links/{token}/files/{rs}/download",
-    tags: ["Share links"],
-    operationId: "downloadLinkFile",
-    summary: "Download a file of the link (the file itself, or one inside the shared folder)",
-    request: {
-      params: z.object({
-        token: TokenParam,
-        rs: seqParam("rs").describe("The file's seq (resourceSeq of the listing)"),
+/** A link route's answers: `data` in the success envelope, and the link errors `codes` name. */
+const linkAnswers = <T extends z.ZodTypeAny>(
+  data: T,
+  description: string,
+  ...codes: ErrorCode[]
+) => ({ ...jsonOk(data, description), ...linkErrors(...codes) });
+
+const TokenParams = z.object({ token: TokenParam });
+
+const linkRoute = createRoute({
+  method: "get",
+  path: "/links/{token}",
+  tags: ["Share links"],
+  operationId: "getLink",
+  summary: "Open a link: its kind, and its file or folder once unlocked",
+  request: { params: TokenParams, ...AccessParams },
+  responses: linkAnswers(LinkInfoSchema, "The link", "LINK_003", "LINK_005"),
+});
+
+const unlockRoute = createRoute({
+  method: "post",
+  path: "/links/{token}/access",
+  tags: ["Share links"],
+  operationId: "unlockLink",
+  summary: "Unlock a password-protected link: an access token for the next requests",
+  request: { params: TokenParams, body: jsonBody(AccessBody) },
+  responses: linkAnswers(
+    AccessGrantSchema,
+    "Unlocked",
+    "REQUEST_003",
+    "REQUEST_005",
+    "LINK_001",
+    "LINK_002",
+    "LINK_005",
+  ),
+});
+
+const itemsRoute = createRoute({
+  method: "get",
+  path: "/links/{token}/items",
+  tags: ["Share links"],
+  operationId: "listLinkItems",
+  summary: "List a folder of a shared folder, a page of up to 200 items",
+  request: {
+    params: TokenParams,
+    query: ItemsQuery.extend({ access: accessQuery }),
+    ...AccessParams,
+  },
+  responses: linkAnswers(
+    ItemsPageSchema,
+    "A page of the folder",
+    "LINK_003",
+    "LINK_004",
+    "LINK_005",
+    "RESOURCE_002",
+    "RESOURCE_005",
+  ),
+});
+
+const downloadRoute = createRoute({
+  method: "get",
+  path: "/links/{token}/files/{rs}/download",
+  tags: ["Share links"],
+  operationId: "downloadLinkFile",
+  summary: "Download a file of the link (the file itself, or one inside the shared folder)",
+  request: {
+    params: TokenParams.extend({
+      rs: seqParam("rs").describe("The file's seq (resourceSeq of the listing)").openapi({
+        example: 2,
       }),
-      query: z.object({ access: accessQuery }),
-      ...AccessParams,
-    },
-    responses: {
-      200: {
-        description: "The file's bytes (Range requests answer 206)",
-        content: {
-          "application/octet-stream": {
-            schema: z.string().openapi({ format: "binary", description: "The content" }),
-          },
+    }),
+    query: z.object({ access: accessQuery }),
+    ...AccessParams,
+  },
+  responses: {
+    200: {
+      description: "The file's bytes (Range requests answer 206)",
+      content: {
+        "application/octet-stream": {
+          schema: z.string().openapi({ format: "binary", description: "The content" }),
         },
       },
-      ...linkErrors(
-        "LINK_003",
-        "LINK_004",
-        "LINK_005",
-        "PERMISSION_004",
-        "RESOURCE_002",
-        "RESOURCE_006",
-        "RESOURCE_011",
-      ),
     },
-  }),
-];
+    ...linkErrors(
+      "LINK_003",
+      "LINK_004",
+      "LINK_005",
+      "PERMISSION_004",
+      "RESOURCE_002",
+      "RESOURCE_006",
+      "RESOURCE_011",
+    ),
+  },
+});
 
 function linkPermissions(link: AnonymousLink) {
   return {
@@ -252,7 +270,7 @@ export function publicLinksApi(d: Deps) {
     c: { req: { header(n: string): string | undefined; query(n: string): string | undefined } },
   ) => c.req.header("x-link-access") ?? c.req.query("access");
 
-  app.get("/links/:token", async (c) => {
+  app.openapi(linkRoute, async (c) => {
     const link = await describeLink(d.kv, c.req.param("token"), accessOf(c));
     await recordLinkOpen(d.kv, link.share, link.resource, link.unlocked);
     return ok(c, {
@@ -265,10 +283,12 @@ export function publicLinksApi(d: Deps) {
     });
   });
 
-  app.post("/links/:token/access", async (c) => {
+  // The body is read after the throttle check: a client that must wait costs no parsing.
+  app.openapi(bodyReadByHandler(app, unlockRoute), async (c) => {
     const share = await resolveLinkToken(d.kv, c.req.param("token"));
     // Password tries are budgeted per client (docs/security.md, "Share-link passwords").
     const client = clientOf(c, d.config.trustedProxies);
+    // Typed as never: the route's typed answers are its successes, LINK_002 is in linkErrors.
     const tooMany = (wait: number) =>
       c.json(
         errorEnvelope(
@@ -277,7 +297,7 @@ export function publicLinksApi(d: Deps) {
         ),
         429,
         { "Retry-After": String(wait) },
-      );
+      ) as never;
     // Before the body is read: a client that must wait costs no parsing and no password hash.
     const wait = await passwordRetryAfter(d.kv, share.shareSeq, client);
     if (wait > 0) return tooMany(wait);
@@ -287,9 +307,9 @@ export function publicLinksApi(d: Deps) {
     return ok(c, { accessToken: granted.accessToken, expiresAt: toIso(granted.expiresAt) });
   });
 
-  app.get("/links/:token/items", async (c) => {
+  app.openapi(itemsRoute, async (c) => {
     const link = await requireLinkAccess(d.kv, c.req.param("token"), accessOf(c));
-    const q = validQuery(c, ItemsQuery);
+    const q = c.req.valid("query");
     if (link.resource.type !== "FOLDER") {
       fail("RESOURCE_005", "This link is to a file, not a folder", "folderSeq");
     }
@@ -314,9 +334,9 @@ export function publicLinksApi(d: Deps) {
     });
   });
 
-  app.get("/links/:token/files/:rs/download", async (c) => {
+  app.openapi(downloadRoute, async (c) => {
     const link = await requireLinkAccess(d.kv, c.req.param("token"), accessOf(c));
-    const { resource } = await resourceInLink(d.kv, link.share, seqFromPath(c, "rs"), "rs");
+    const { resource } = await resourceInLink(d.kv, link.share, c.req.valid("param").rs, "rs");
     if (resource.type !== "FILE" || !resource.blobId) {
       fail("RESOURCE_006", `Resource ${resource.rs} is a folder`, "rs");
     }
@@ -325,7 +345,6 @@ export function publicLinksApi(d: Deps) {
     return await sendFile(c, d, resource, { disposition: "attachment" });
   });
 
-  for (const route of PUBLIC_LINK_ROUTES) app.openAPIRegistry.registerPath(route);
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: {

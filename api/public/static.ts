@@ -1,13 +1,16 @@
 /**
  * The browser side, served by the same process: the admin console shell at /admin and
  * /admin/<page>, the share-link page shell at /s/{token}, and their committed build under
- * /static/. Files are read from static/ beside this module, so it works from any working
+ * /static/. `/` redirects to START_PAGE, which links the API reference, the console and the
+ * OpenAPI documents (until there is a web app for drive users). Files are read from static/ beside this module, so it works from any working
  * directory and on Deno Deploy; nothing is fetched from another origin.
  */
 import { createHash } from "node:crypto";
 import { type Context, Hono } from "hono";
 
 const STATIC_DIR = new URL("../../static/", import.meta.url);
+/** Where `/` leads: static/start.html. */
+const START_PAGE = "/start";
 
 const CONTENT_TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
@@ -88,7 +91,10 @@ async function serveStatic(
   });
 }
 
-function serveShell(c: Context, name: "admin.html" | "share.html"): Promise<Response> {
+function serveShell(
+  c: Context,
+  name: "admin.html" | "share.html" | "start.html",
+): Promise<Response> {
   return serveStatic(c, name, {
     "content-security-policy": CONTENT_SECURITY_POLICY,
     // Share tokens and admin pages must not leak through the Referer header.
@@ -100,6 +106,9 @@ function serveShell(c: Context, name: "admin.html" | "share.html"): Promise<Resp
 
 export function staticRoutes(): Hono {
   const app = new Hono();
+  // Temporary: the web app will live at "/".
+  app.get("/", (c) => c.redirect(START_PAGE, 302));
+  app.get(START_PAGE, (c) => serveShell(c, "start.html"));
   app.get("/admin", (c) => serveShell(c, "admin.html"));
   app.get("/admin/", (c) => serveShell(c, "admin.html"));
   // Console pages are routed in the browser; /admin/api belongs to the admin API.

@@ -162,9 +162,9 @@ export async function requireAdapter(kv: Deno.Kv, name: string): Promise<Adapter
 
 /**
  * The adapter and its plain secret, for verifying or signing a request; null when unknown. The
- * record is read on every call; with the process's identity cache (Deps.identity) it is read
- * with the identity epoch in one snapshot (`epoch`, for the user's standing next), and the
- * opened secret is kept in memory under the record's versionstamp, so a rotation (a new
+ * record is read on every call, with the identity epoch in one snapshot (`epoch`, for the
+ * user's standing next), through the process's identity facts (Deps.identity): a server keeps
+ * the opened secret in memory under the record's versionstamp, so a rotation (a new
  * versionstamp) is seen by the very next request.
  */
 export async function loadAdapterWithSecret(
@@ -176,13 +176,6 @@ export async function loadAdapterWithSecret(
   { adapter: Adapter; secret: string; epoch: bigint; alsoRead: Deno.KvEntryMaybe<unknown>[] } | null
 > {
   if (!ADAPTER_NAME_PATTERN.test(name)) return null;
-  if (!d.identity) {
-    const [entry, ...also] = await d.kv.getMany([adapterKey(name), ...alsoRead]);
-    const stored = entry.value as StoredAdapter | null;
-    if (!stored) return null;
-    const secret = await openSecret(d, name, stored.secret);
-    return { adapter: publicView(stored), secret, epoch: 0n, alsoRead: also };
-  }
   const { epoch, entries: [entry, ...also] } = await d.identity.read([
     adapterKey(name),
     ...alsoRead,

@@ -10,30 +10,21 @@ import { openKvBlobStore } from "../../blobs/kv.ts";
 import { openWriteLeases } from "../../blobs/leases.ts";
 import type { BlobStore } from "../../blobs/store.ts";
 import { readConfig } from "../../config.ts";
-import { openIdAllocator } from "../db.ts";
-import type { Deps } from "../deps.ts";
+import { createDeps, type Deps } from "../deps.ts";
 import { blobStoreKeys, lockKey } from "../keys.ts";
-import { openSecretsKey } from "../secrets_key.ts";
 import { domainTest, newFile, newFolder, newShare, newUser } from "../testing.ts";
 import { isSkippedKey } from "./format.ts";
 import { restoreBackup } from "./restore.ts";
 import { BackupError } from "./format.ts";
 import { writeBackup } from "./write.ts";
+import { concat } from "../../tests/helpers/http.ts";
 
 /** A sink that keeps what was written, and the bytes as a stream again. */
 function memorySink() {
   const chunks: Uint8Array[] = [];
   return {
     stream: new WritableStream<Uint8Array>({ write: (c) => void chunks.push(c.slice()) }),
-    bytes(): Uint8Array {
-      const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-      let off = 0;
-      for (const c of chunks) {
-        out.set(c, off);
-        off += c.byteLength;
-      }
-      return out;
-    },
+    bytes: (): Uint8Array => concat(chunks),
   };
 }
 
@@ -48,11 +39,7 @@ async function emptyTarget(kind: "fs" | "kv"): Promise<Deps & { done(): Promise<
     ? await openFsBlobStore(`${dir}/blobs`, openWriteLeases(kv, blobStoreKeys.lease, "fs"))
     : openKvBlobStore(kv, blobStoreKeys);
   return {
-    kv,
-    blobs,
-    config,
-    ids: openIdAllocator(kv),
-    secretsKey: openSecretsKey(config),
+    ...createDeps(config, { kv, blobs }),
     async done() {
       kv.close();
       await Deno.remove(dir, { recursive: true });
@@ -141,21 +128,38 @@ async function countAll(kv: Deno.Kv): Promise<number> {
   return n;
 }
 
-domainTest("restore refuses a target that holds data", async (d) => {
+/** Restores a backup of `d` (seeded) into a kv target holding `entry`, which must refuse it. */
+async function restoreOverData(d: Deps, entry: Deno.KvKey): Promise<unknown> {
   await seed(d);
   const sink = memorySink();
   await writeBackup(d, sink.stream);
   const t = await emptyTarget("kv");
   try {
-    await t.kv.set(["user", 1], { seq: 1 });
-    await assert.rejects(
-      restoreBackup(t, streamOf(sink.bytes())),
-      (err) => err instanceof BackupError && err.reason === "target-not-empty",
+    await t.kv.set(entry, { seq: 1 });
+    const refusal = await restoreBackup(t, streamOf(sink.bytes())).then(
+      () => assert.fail("restored over data"),
+      (err) => err,
     );
     assert.equal(await countAll(t.kv), 1, "nothing was written");
+    return refusal;
   } finally {
     await t.done();
   }
+}
+
+domainTest("restore refuses a target that holds data", async (d) => {
+  const err = await restoreOverData(d, ["user", 1]);
+  assert.ok(err instanceof BackupError && err.reason === "target-not-empty", String(err));
+});
+
+domainTest("the refusal of a target holding data names its key family in a sentence", async (d) => {
+  // It said `a "adapter" entry` (bug 13).
+  const err = await restoreOverData(d, ["adapter", "drive-host"]);
+  assert.equal(
+    (err as Error).message,
+    'the target KV already holds data (entries under "adapter"); restore only into an empty ' +
+      "data directory or KV",
+  );
 });
 
 domainTest("restore refuses a truncated backup and a file that is not one", async (d) => {

@@ -4,7 +4,7 @@
  * `blobId` fields renamed to the ids the target store gave the blobs, and expiring entries with
  * their remaining lifetime (those expired by now are left out).
  *
- * This is the one module that writes every key family: not a domain change (kv/keys.ts owners)
+ * This is the one module that writes every key family: not a domain change (the owners in kv/key_families.ts)
  * but a copy of a whole consistent state into a KV nothing else uses yet, which is why a target
  * holding data is refused. A restore that fails half-way leaves a partial target: remove it and
  * run again (a rerun refuses it as not empty). The service should not be started on the target
@@ -16,6 +16,7 @@ import { serialize } from "node:v8";
 import tar from "tar-stream";
 import { Buffer } from "node:buffer";
 import { usesDataDir } from "../../config.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 import type { Deps } from "../deps.ts";
 import { migrationKey, schemaVersionKey } from "../keys.ts";
 import { SCHEMA_VERSION } from "../migrations/migrations.ts";
@@ -64,8 +65,8 @@ export async function assertEmptyTarget(d: Deps): Promise<void> {
     if (!REPLACEABLE_ON_TARGET.has(e.key[0])) {
       throw new BackupError(
         "target-not-empty",
-        `the target KV already holds data (a "${String(e.key[0])}" entry); restore only into an ` +
-          `empty data directory or KV`,
+        `the target KV already holds data (entries under "${String(e.key[0])}"); restore only ` +
+          `into an empty data directory or KV`,
       );
     }
   }
@@ -141,13 +142,7 @@ async function readAll(entry: AsyncIterable<Uint8Array>, max: number): Promise<U
     if (total > max) throw new BackupError("invalid-file", `an entry is larger than ${max} bytes`);
     parts.push(chunk);
   }
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.byteLength;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 function parseJson<T>(bytes: Uint8Array, what: string): T {

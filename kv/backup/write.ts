@@ -19,7 +19,8 @@ import type { Deps } from "../deps.ts";
 import { SECRETS_KEY_FILE } from "../secrets_key.ts";
 import { blobStoreKeys, resourceKey, versionKey } from "../keys.ts";
 import { readSchemaVersion } from "../migrations/migrations.ts";
-import type { ContentVersion, Resource } from "../tree/resources.ts";
+import type { ContentVersion } from "../tree/content_versions.ts";
+import type { Resource } from "../tree/resources.ts";
 import {
   BackupError,
   type BackupHeader,

@@ -8,9 +8,9 @@ import { eventLogKey } from "../keys.ts";
 import type { DriveEvent, EventKind } from "./log.ts";
 import { decodeCursor, encodeCursor, positionOfKey } from "./positions.ts";
 
-export const MAX_SCAN = 5000;
+const MAX_SCAN = 5000;
 
-export interface ActivityFilter {
+interface ActivityFilter {
   tenantId?: number;
   /** The actor's user seq, or the owner of the resource concerned. */
   userSeq?: number;
@@ -24,18 +24,18 @@ export interface ActivityFilter {
   to?: number;
 }
 
-export interface ActivityEntry extends DriveEvent {
+interface ActivityEntry extends DriveEvent {
   /** The entry's log position (also where the next page, older entries, starts). */
   id: string;
 }
 
-export interface ActivityPage {
+interface ActivityPage {
   items: ActivityEntry[];
   /** Send as cursor for older entries; null when the log has none left. */
   nextCursor: string | null;
 }
 
-export function matches(e: DriveEvent, f: ActivityFilter): boolean {
+function matches(e: DriveEvent, f: ActivityFilter): boolean {
   if (f.tenantId !== undefined && e.tenantId !== f.tenantId) return false;
   if (
     f.userSeq !== undefined && e.actor.userSeq !== f.userSeq &&

@@ -4,16 +4,14 @@
  * the admin token) is known only to the edge that authenticated the request. The edges record
  * that in the request's Hono context (`setActor`, lib/request_facts.ts); a getter for it rides
  * the request scope (lib/request_scope.ts: the request middleware, api/ops/request_log.ts, sets it
- * with the rest of the scope in one go; `runInRequestScope` sets it alone), and `eventActor`
- * reads it when an event is built.
+ * with the rest of the scope in one go), and `eventActor` reads it when an event is built.
  *
  * Why a request scope rather than a field of Deps: the route modules are built once over one
  * Deps, so a per-request Deps would change every route module and every domain signature for a
  * detail only the event log records. The scope holds nothing between requests, and outside one
  * (start-up tasks, domain tests) events carry the user seq alone.
  */
-import type { Actor } from "../../lib/request_facts.ts";
-import { currentRequestScope, withRequestScope } from "../../lib/request_scope.ts";
+import { currentRequestScope } from "../../lib/request_scope.ts";
 
 /** An event's actor: the user acted for, and how the request authenticated. */
 export interface EventActor {
@@ -24,11 +22,6 @@ export interface EventActor {
   /** First 12 hex digits of SHA-256(link token), never the token. */
   link?: string;
   admin?: true;
-}
-
-/** Runs `fn` (the rest of a request) with `actorOf` telling who authenticated, once known. */
-export function runInRequestScope<T>(actorOf: () => Actor | undefined, fn: () => T): T {
-  return withRequestScope({ actorOf }, fn);
 }
 
 /** The actor of an event by `userSeq` (null: nobody in particular), with the request's means. */

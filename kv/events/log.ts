@@ -59,7 +59,7 @@ export const AUDIT_KINDS: ReadonlySet<EventKind> = new Set([
 ]);
 
 /** What an event says about the resource it concerns (after the change; before it for purged). */
-export interface EventResource {
+interface EventResource {
   rs: number;
   type: "FILE" | "FOLDER";
   name: string;
@@ -71,7 +71,7 @@ export interface EventResource {
 }
 
 /** Where a renamed or moved resource was before. */
-export interface EventBefore {
+interface EventBefore {
   name: string;
   parentRs: number | null;
   ownerSeq: number;
@@ -109,7 +109,7 @@ export interface DriveEvent {
 }
 
 /** The structural subset of kv/tree/resources.ts's Resource that events read. */
-export interface ResourceState {
+interface ResourceState {
   rs: number;
   ownerSeq: number;
   tenantId: number;
@@ -136,7 +136,7 @@ export function appendEvent(op: Deno.AtomicOperation, event: DriveEvent): void {
 }
 
 /** Records an audit entry (a read or an admin action) in a commit of its own. */
-export async function recordAudit(
+async function recordAudit(
   kv: Deno.Kv,
   event: Omit<DriveEvent, "at" | "actor"> & { actorSeq?: number | null },
 ): Promise<void> {
@@ -220,7 +220,7 @@ export async function barrierVersionstamp(kv: Deno.Kv): Promise<string> {
 }
 
 /** How a download reached the bytes, for its audit entry. */
-export type DownloadVia = "direct" | "view" | "token" | "link" | "zip" | "version";
+type DownloadVia = "direct" | "view" | "token" | "link" | "zip" | "version";
 
 /** Records a download (or an inline view) of `resource` in the activity log. */
 export function recordDownload(

@@ -46,7 +46,7 @@ export interface EventLog extends EventLogHandle {
   releaseLease(): Promise<void>;
 }
 
-export interface EventLogOptions {
+interface EventLogOptions {
   retentionDays: number;
   /** Hooks run in each sequencer batch commit (the webhook seam; see sequencer.ts). */
   afterSequenced?: readonly AfterSequencedHook[];

@@ -38,7 +38,7 @@ export interface SequencerLease {
 }
 
 /** Up to where retention removed the log; a cursor before it has missed events. */
-export interface EventFloor {
+interface EventFloor {
   position: EventPosition;
   removedAt: number;
 }
@@ -51,24 +51,23 @@ export interface SequencedEvent {
 
 /**
  * Called with each batch's atomic operation before it commits. A hook may add at most
- * `HOOK_MUTATION_ROOM` mutations (KV allows 1000 per commit; a batch uses up to 2 per event plus
- * the head). A hook that throws fails the batch, which is retried by the next round.
+ * 1000 - 2 * BATCH_EVENTS - 2 mutations (KV allows 1000 per commit; a batch uses up to 2 per
+ * event, the head and the lease). A hook that throws fails the batch, which is retried by the
+ * next round.
  */
 export type AfterSequencedHook = (
   op: Deno.AtomicOperation,
   events: readonly SequencedEvent[],
 ) => void | Promise<void>;
 
-export const BATCH_EVENTS = 200;
-/** 2 mutations per event, the head and the lease. */
-export const HOOK_MUTATION_ROOM = 1000 - 2 * BATCH_EVENTS - 2;
+const BATCH_EVENTS = 200;
 /** How long a sequencer's lease lasts without renewal. */
 export const LEASE_MS = 5_000;
 /** Retention purge: at most this many removals per commit, and how often the leader runs it. */
 const PURGE_BATCH = 500;
 export const PURGE_EVERY_MS = 60 * 60 * 1000;
 
-export interface SequencerOptions {
+interface SequencerOptions {
   /** This process's id in the lease. */
   holder: string;
   retentionDays: number;
@@ -149,12 +148,6 @@ export async function releaseLease(kv: Deno.Kv, holder: string): Promise<void> {
   const lease = await kv.get<SequencerLease>(eventLeaseKey());
   if (lease.value?.holder !== holder) return;
   await kv.atomic().check(lease).delete(eventLeaseKey()).commit();
-}
-
-/** Whether this process holds the lease now. */
-export async function holdsLease(kv: Deno.Kv, holder: string): Promise<boolean> {
-  const lease = (await kv.get<SequencerLease>(eventLeaseKey())).value;
-  return lease !== null && lease.holder === holder && lease.expiresAt > Date.now();
 }
 
 /**

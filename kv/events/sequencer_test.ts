@@ -8,6 +8,7 @@ import { eventLogKey, eventPendingKey } from "../keys.ts";
 import { appendEvent, type DriveEvent } from "./log.ts";
 import { comparePositions, positionOfKey } from "./positions.ts";
 import { LEASE_MS, purgeExpiredEvents, readFloor, sequenceOnce } from "./sequencer.ts";
+import { withMemoryKv } from "../testing.ts";
 
 const opts = (holder: string) => ({ holder, retentionDays: 30, afterSequenced: [] });
 
@@ -21,6 +22,13 @@ function event(i: number, at = Date.now()): DriveEvent {
   };
 }
 
+/** Appends `events` to the pending log in one commit, as one tree change does. */
+async function commitEvents(kv: Deno.Kv, ...events: DriveEvent[]) {
+  const op = kv.atomic();
+  for (const e of events) appendEvent(op, e);
+  assert.ok((await op.commit()).ok);
+}
+
 async function logged(kv: Deno.Kv) {
   const out: { rs: number; key: Deno.KvKey }[] = [];
   for await (const e of kv.list<DriveEvent>({ prefix: eventLogKey() })) {
@@ -29,14 +37,10 @@ async function logged(kv: Deno.Kv) {
   return out;
 }
 
-Deno.test("a backlog of 2,500 events in 1,250 commits enters the log in commit order", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+Deno.test("a backlog of 2,500 events in 1,250 commits enters the log in commit order", () =>
+  withMemoryKv(async (kv) => {
     for (let i = 0; i < 2500; i += 2) {
-      const op = kv.atomic();
-      appendEvent(op, event(i));
-      appendEvent(op, event(i + 1));
-      await op.commit();
+      await commitEvents(kv, event(i), event(i + 1));
     }
     assert.equal(await sequenceOnce(kv, opts("a")), 2500);
     const log = await logged(kv);
@@ -47,21 +51,13 @@ Deno.test("a backlog of 2,500 events in 1,250 commits enters the log in commit o
     let pending = 0;
     for await (const _ of kv.list({ prefix: eventPendingKey() })) pending++;
     assert.equal(pending, 0);
-  } finally {
-    kv.close();
-  }
-});
+  }));
 
-Deno.test("only the lease holder moves events; a lapsed lease is taken over", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const op = kv.atomic();
-    appendEvent(op, event(1));
-    await op.commit();
+Deno.test("only the lease holder moves events; a lapsed lease is taken over", () =>
+  withMemoryKv(async (kv) => {
+    await commitEvents(kv, event(1));
     assert.equal(await sequenceOnce(kv, opts("a")), 1);
-    const op2 = kv.atomic();
-    appendEvent(op2, event(2));
-    await op2.commit();
+    await commitEvents(kv, event(2));
     assert.equal(await sequenceOnce(kv, opts("b")), null);
     assert.equal((await logged(kv)).length, 1);
     // "a" stops renewing; once its lease lapses, "b" takes over.
@@ -73,25 +69,14 @@ Deno.test("only the lease holder moves events; a lapsed lease is taken over", as
       Date.now = realNow;
     }
     assert.deepEqual((await logged(kv)).map((e) => e.rs), [1, 2]);
-  } finally {
-    kv.close();
-  }
-});
+  }));
 
-Deno.test("retention removes old entries oldest first and raises the floor", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const op = kv.atomic();
-    appendEvent(op, event(1, 1000));
-    appendEvent(op, event(2, 2000));
-    appendEvent(op, event(3, Date.now()));
-    await op.commit();
+Deno.test("retention removes old entries oldest first and raises the floor", () =>
+  withMemoryKv(async (kv) => {
+    await commitEvents(kv, event(1, 1000), event(2, 2000), event(3, Date.now()));
     await sequenceOnce(kv, opts("a"));
     const before = await logged(kv);
     assert.equal(await purgeExpiredEvents(kv, 5000), 2);
     assert.deepEqual((await logged(kv)).map((e) => e.rs), [3]);
     assert.deepEqual(await readFloor(kv), positionOfKey(before[1].key));
-  } finally {
-    kv.close();
-  }
-});
+  }));

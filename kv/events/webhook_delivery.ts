@@ -24,6 +24,7 @@ import { webhookDeliveryKey, webhookKey } from "../keys.ts";
 import { encodeCursor } from "./positions.ts";
 import type { SequencedEvent } from "./sequencer.ts";
 import { type AttemptOutcome, sendSigned } from "./webhook_send.ts";
+import { type DeliveryAttempt, withAttempt } from "./webhook_attempts.ts";
 import {
   addHealthChange,
   deleteWebhookRecord,
@@ -34,7 +35,7 @@ import {
 } from "./webhooks.ts";
 
 /** The type of the delivery POST /admin/api/webhooks/{id}/test sends. */
-export const TEST_TYPE = "webhook.test";
+const TEST_TYPE = "webhook.test";
 export const DELIVERY_ID_PATTERN = /^[0-9a-f]{36}$/;
 /** KV's own redelivery of a message whose handler threw or whose process died. */
 export const QUEUE_BACKOFF = [1_000, 5_000, 30_000, 120_000, 600_000];
@@ -64,6 +65,8 @@ export interface WebhookDelivery {
   lastStatus: number | null;
   lastError: string | null;
   lastDurationMs: number | null;
+  /** The latest attempts, newest first (webhook_attempts.ts); absent on older records. */
+  attemptLog?: DeliveryAttempt[];
 }
 
 /** What a delivery's queue message says: make attempt number `schedule` of this delivery. */
@@ -107,6 +110,7 @@ function newDelivery(
     lastStatus: null,
     lastError: null,
     lastDurationMs: null,
+    attemptLog: [],
   };
 }
 
@@ -199,6 +203,20 @@ export function retryDelivery(
   });
 }
 
+/** One delivery of a webhook (WEBHOOK_001, WEBHOOK_002 when either is unknown). */
+export async function requireDelivery(
+  d: Deps,
+  webhookId: string,
+  deliveryId: string,
+): Promise<WebhookDelivery> {
+  const [hook, delivery] = await d.kv.getMany<[unknown, WebhookDelivery]>([
+    webhookKey(webhookId),
+    webhookDeliveryKey(webhookId, deliveryId),
+  ]);
+  if (!hook.value) fail("WEBHOOK_001", `No webhook ${webhookId}`, "id");
+  return delivery.value ?? fail("WEBHOOK_002", `No delivery ${deliveryId}`, "deliveryId");
+}
+
 /** A page of a webhook's deliveries, newest first; `cursor` is the last id of the page before. */
 export async function listDeliveries(
   d: Deps,
@@ -269,7 +287,13 @@ export async function attemptDelivery(d: Deps, message: AttemptMessage): Promise
     if (!isDriveError(err)) throw err;
   }
   const outcome: AttemptOutcome = secret === null
-    ? { ok: false, status: null, error: "the signing secret cannot be decrypted", durationMs: 0 }
+    ? {
+      ok: false,
+      status: null,
+      error: "the signing secret cannot be decrypted",
+      durationMs: 0,
+      response: null,
+    }
     : await sendSigned(
       { url: webhook.url, secret, messageId: `msg_${delivery.id}`, payload: delivery.payload },
       { timeoutMs: d.config.webhookTimeoutMs, allowPrivate: d.config.webhookAllowPrivate },
@@ -313,8 +337,11 @@ async function recordOutcome(
     const op = d.kv.atomic().check(cur);
     const webhook = hookEntry.value;
     const webhookDisabled = Boolean(webhook?.disabledAt);
+    const logged = (nextAttemptAt: string | null) =>
+      withAttempt(read.value.attemptLog, iso(startedAt), outcome, nextAttemptAt);
     if (outcome.ok) {
       next.status = "delivered";
+      next.attemptLog = logged(null);
       if (webhook?.failingSince) {
         op.check(hookEntry);
         addHealthChange(op, webhook, { failingSince: null });
@@ -328,9 +355,11 @@ async function recordOutcome(
     if (withinWindow && !webhookDisabled) {
       next.schedule++;
       next.nextAttemptAt = iso(Date.now() + delay);
+      next.attemptLog = logged(next.nextAttemptAt);
       addScheduled(d, op, next, delay);
     } else {
       next.status = "failed";
+      next.attemptLog = logged(null);
       op.set(read.key, next, { expireIn: expireIn(d) });
     }
     if (webhook && !webhookDisabled) {

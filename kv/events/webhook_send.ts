@@ -7,6 +7,7 @@
  * followed, and a time limit (DRIVE_WEBHOOK_TIMEOUT_MS) for the whole exchange.
  */
 import { Webhook } from "standardwebhooks";
+import { readHead } from "../../lib/bytes.ts";
 import { reachProblem } from "./webhook_target.ts";
 
 export interface AttemptOutcome {
@@ -16,6 +17,24 @@ export interface AttemptOutcome {
   /** Why it failed, in words (never the response body, which the receiver controls). */
   error: string | null;
   durationMs: number;
+  /**
+   * The first RESPONSE_EXCERPT_BYTES of the answer's body, as text, for the administrator to
+   * read; null when there was no answer or no body.
+   */
+  response: string | null;
+}
+
+/** How much of an answer's body an attempt keeps: 1 KiB; the rest is never read. */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+/** Reads at most RESPONSE_EXCERPT_BYTES of `res`'s body, then lets go of the rest. */
+async function excerptOf(res: Response): Promise<string | null> {
+  if (!res.body) return null;
+  // A body cut short (or past the time limit) keeps what arrived.
+  const bytes = await readHead(res.body, RESPONSE_EXCERPT_BYTES);
+  // A character cut at the limit is dropped rather than shown as a replacement mark.
+  const text = new TextDecoder().decode(bytes).replace(/\uFFFD$/, "");
+  return text === "" ? null : text;
 }
 
 export interface SignedRequest {
@@ -27,13 +46,13 @@ export interface SignedRequest {
   payload: string;
 }
 
-export interface SendOptions {
+interface SendOptions {
   timeoutMs: number;
   allowPrivate: boolean;
 }
 
 /** The three Standard Webhooks headers for `req`, signed at `at`. */
-export function signatureHeaders(req: SignedRequest, at: Date): Record<string, string> {
+function signatureHeaders(req: SignedRequest, at: Date): Record<string, string> {
   return {
     "webhook-id": req.messageId,
     "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
@@ -43,11 +62,16 @@ export function signatureHeaders(req: SignedRequest, at: Date): Record<string, s
 
 export async function sendSigned(req: SignedRequest, opts: SendOptions): Promise<AttemptOutcome> {
   const started = performance.now();
-  const done = (status: number | null, error: string | null): AttemptOutcome => ({
+  const done = (
+    status: number | null,
+    error: string | null,
+    response: string | null = null,
+  ): AttemptOutcome => ({
     ok: error === null,
     status,
     error,
     durationMs: Math.round(performance.now() - started),
+    response,
   });
   const url = new URL(req.url);
   const refused = await reachProblem(url, opts.allowPrivate);
@@ -64,13 +88,13 @@ export async function sendSigned(req: SignedRequest, opts: SendOptions): Promise
       redirect: "manual",
       signal: AbortSignal.timeout(opts.timeoutMs),
     });
-    // Only the status matters; the body is not read (nor held).
-    await res.body?.cancel();
-    if (res.status >= 200 && res.status < 300) return done(res.status, null);
+    // The status decides; the first KiB of the body is kept for the attempt log, no more read.
+    const response = await excerptOf(res);
+    if (res.status >= 200 && res.status < 300) return done(res.status, null, response);
     if (res.status >= 300 && res.status < 400) {
-      return done(res.status, `answered ${res.status}; redirects are not followed`);
+      return done(res.status, `answered ${res.status}; redirects are not followed`, response);
     }
-    return done(res.status, `answered ${res.status}`);
+    return done(res.status, `answered ${res.status}`, response);
   } catch (err) {
     if (err instanceof DOMException && err.name === "TimeoutError") {
       return done(null, `no answer within ${opts.timeoutMs} ms`);

@@ -38,7 +38,7 @@ export const MAX_PAGE_LIMIT = 1000;
  */
 export const MAX_PAGE_SCAN = 2000;
 
-export interface PageRequest {
+interface PageRequest {
   cursor?: string;
   limit: number;
 }

@@ -14,23 +14,31 @@ export interface AdminTokenCheck {
 interface StoredAdminToken {
   hash: string;
   createdAt: string;
+  /**
+   * False from generation until the start that generated it has printed it. A start that finds
+   * it still false knows a token exists that nobody has seen (the first start failed before
+   * printing it), and names `admin reset-admin-token`. Absent in records from before it: shown.
+   */
+  shown?: boolean;
 }
 
 const newToken = () => `adm_${randomToken(32)}`;
 
 /**
  * Resolves the admin token. Returns the plain token only when it was generated right now, so
- * the caller can print it once.
+ * the caller can print it once (then `markAdminTokenShown`), and `unshown` when a token an
+ * earlier start generated was never printed.
  */
 export async function initAdminToken(
   kv: Deno.Kv,
   configured: string | null,
-): Promise<{ check: AdminTokenCheck; generated: string | null }> {
+): Promise<{ check: AdminTokenCheck; generated: string | null; unshown: boolean }> {
   if (configured) {
     const hash = sha256Hex(configured);
     return {
       check: { verify: (p) => Promise.resolve(digestsEqual(sha256Hex(p), hash)) },
       generated: null,
+      unshown: false,
     };
   }
   let generated: string | null = null;
@@ -40,6 +48,7 @@ export async function initAdminToken(
     const record: StoredAdminToken = {
       hash: sha256Hex(token),
       createdAt: new Date().toISOString(),
+      shown: false,
     };
     // Another process may generate it first; then theirs stands and nothing is printed here.
     const res = await kv.atomic().check(stored).set(adminTokenKey(), record).commit();
@@ -52,7 +61,16 @@ export async function initAdminToken(
     const current = (await kv.get<StoredAdminToken>(adminTokenKey())).value;
     return current !== null && digestsEqual(presentedHash, current.hash);
   };
-  return { check: { verify }, generated };
+  const unshown = generated === null && stored.value?.shown === false;
+  return { check: { verify }, generated, unshown };
+}
+
+/** Records that the generated token was printed, so later starts stop naming the reset. */
+export async function markAdminTokenShown(kv: Deno.Kv): Promise<void> {
+  const stored = await kv.get<StoredAdminToken>(adminTokenKey());
+  if (stored.value?.shown !== false) return;
+  // A reset meanwhile wrote a shown token; the check leaves that one alone.
+  await kv.atomic().check(stored).set(adminTokenKey(), { ...stored.value, shown: true }).commit();
 }
 
 /**
@@ -66,7 +84,12 @@ export async function resetAdminToken(kv: Deno.Kv, configured: string | null): P
     );
   }
   const token = newToken();
-  const record: StoredAdminToken = { hash: sha256Hex(token), createdAt: new Date().toISOString() };
+  // The CLI prints it as it returns, so it counts as shown.
+  const record: StoredAdminToken = {
+    hash: sha256Hex(token),
+    createdAt: new Date().toISOString(),
+    shown: true,
+  };
   await kv.set(adminTokenKey(), record);
   return token;
 }

@@ -20,7 +20,7 @@
 import type { FactCache } from "../deps.ts";
 import { identityEpochKey } from "../keys.ts";
 
-export interface IdentityCacheOptions {
+interface IdentityCacheOptions {
   /** Longest a fact is kept, whatever the epoch says (the second line). Default 60 s. */
   maxAgeMs?: number;
   /** Facts kept at most; past it the cache starts over. Default 10,000. */

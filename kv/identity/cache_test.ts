@@ -63,16 +63,22 @@ Deno.test("facts older than maxAgeMs are loaded again whatever the epoch", () =>
     assert.equal(calls.n, 2);
   }));
 
+/** A user `accountId` with a quota of 1000 bytes, in a new tenant "Acme". */
+async function userInNewTenant(kv: Deno.Kv, accountId: string) {
+  const tenant = await createTenant(kv, "Acme");
+  const user = await createUser(kv, {
+    tenantId: tenant.id,
+    accountId,
+    email: `${accountId}@example.com`,
+    name: accountId,
+    quotaBytes: 1000,
+  });
+  return { tenant, user };
+}
+
 Deno.test("every user and tenant change moves the epoch", () =>
   withMemoryKv(async (kv) => {
-    const tenant = await createTenant(kv, "Acme");
-    const user = await createUser(kv, {
-      tenantId: tenant.id,
-      accountId: "ann",
-      email: "ann@example.com",
-      name: "Ann",
-      quotaBytes: 1000,
-    });
+    const { tenant, user } = await userInNewTenant(kv, "ann");
     const changes: [string, () => Promise<unknown>][] = [
       ["updateUser", () => updateUser(kv, user.userSeq, { quotaBytes: 5 })],
       ["setUserDisabled", () => setUserDisabled(kv, user.userSeq, true)],
@@ -89,14 +95,7 @@ Deno.test("every user and tenant change moves the epoch", () =>
 Deno.test("an API key verified through the cache is refused at once when its user or tenant is disabled", () =>
   withMemoryKv(async (kv) => {
     const cache = openIdentityCache(kv);
-    const tenant = await createTenant(kv, "Acme");
-    const user = await createUser(kv, {
-      tenantId: tenant.id,
-      accountId: "bob",
-      email: "bob@example.com",
-      name: "Bob",
-      quotaBytes: 1000,
-    });
+    const { tenant, user } = await userInNewTenant(kv, "bob");
     const { apiKey } = await createApiKey(kv, { userSeq: user.userSeq, scopes: ["api:read"] });
     const refusedWith = async (code: "AUTH_006") => {
       await assert.rejects(() => verifyApiKey(kv, apiKey, cache), (err) => isDriveError(err, code));

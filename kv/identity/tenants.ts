@@ -1,7 +1,15 @@
-/** Tenants (organizations). A tenant's users share ORG_LINK shares and its share policy. */
+/**
+ * Tenants (organizations). A tenant's users share ORG_LINK shares and its share policy.
+ *
+ * Names are unique, compared case-insensitively: [tenant_by_name, folded name] -> tenantId is
+ * set in the commit that creates or renames the tenant, checked absent there, so two requests
+ * racing for one name cannot both win. Tenants created before that key existed have none; a
+ * create or rename also scans the tenants for their names (tenants are few: organizations, not
+ * users), so no migration is needed and the next rename of an old tenant writes its key.
+ */
 import { commit, commitWithRetry, CONFLICT, nextSeq } from "../db.ts";
 import { fail } from "../errors.ts";
-import { tenantKey } from "../keys.ts";
+import { tenantByNameKey, tenantKey } from "../keys.ts";
 import { bumpIdentityEpoch } from "./cache.ts";
 
 export type ShareType = "SPECIFIC_USERS" | "ORG_LINK" | "PUBLIC_LINK";
@@ -32,7 +40,7 @@ export interface Tenant {
   disabledAt: string | null;
 }
 
-export function defaultSharePolicy(): SharePolicy {
+function defaultSharePolicy(): SharePolicy {
   return {
     SPECIFIC_USERS: { allowed: true, maxPermissions: ["VIEW", "EDIT", "DOWNLOAD", "SHARE"] },
     ORG_LINK: { allowed: true, maxPermissions: ["VIEW", "EDIT", "DOWNLOAD"] },
@@ -77,17 +85,39 @@ export function fromStored(t: StoredTenant): Tenant {
   return { ...t, sharePolicy: normalizePolicy(t.sharePolicy), disabledAt: t.disabledAt ?? null };
 }
 
+/** The form two names are compared in: NFC, lower case. */
+const foldName = (name: string) => name.normalize("NFC").toLowerCase();
+
+/**
+ * Adds to `op` the claim of `name` for tenant `id`: refuses (TENANT_002) when another tenant
+ * holds it, by its key or, for a tenant older than the key, by its record.
+ */
+async function claimName(kv: Deno.Kv, op: Deno.AtomicOperation, name: string, id: number) {
+  const key = tenantByNameKey(foldName(name));
+  const held = await kv.get<number>(key);
+  const taken = () => fail("TENANT_002", `A tenant named "${name}" exists already`, "name");
+  if (held.value !== null && held.value !== id) taken();
+  for await (const e of kv.list<StoredTenant>({ prefix: tenantKey() })) {
+    if (e.value.id !== id && foldName(e.value.name) === foldName(name)) taken();
+  }
+  op.check(held).set(key, id);
+}
+
 export async function createTenant(kv: Deno.Kv, name: string): Promise<Tenant> {
   const id = await nextSeq(kv, "tenant");
-  const tenant: Tenant = {
-    id,
-    name,
-    createdAt: new Date().toISOString(),
-    sharePolicy: defaultSharePolicy(),
-    disabledAt: null,
-  };
-  await kv.set(tenantKey(id), tenant);
-  return tenant;
+  return await commitWithRetry(async () => {
+    const tenant: Tenant = {
+      id,
+      name,
+      createdAt: new Date().toISOString(),
+      sharePolicy: defaultSharePolicy(),
+      disabledAt: null,
+    };
+    const op = kv.atomic().check({ key: tenantKey(id), versionstamp: null });
+    await claimName(kv, op, name, id);
+    op.set(tenantKey(id), tenant);
+    return (await commit(op)) === true ? tenant : CONFLICT;
+  });
 }
 
 export async function getTenant(kv: Deno.Kv, id: number): Promise<Tenant | null> {
@@ -118,6 +148,10 @@ export function updateTenant(
     const next = fromStored({ ...cur.value, ...patch });
     // Every change of a tenant record moves the identity epoch: cached facts go (cache.ts).
     const op = bumpIdentityEpoch(kv.atomic().check(cur).set(tenantKey(id), next));
+    if (foldName(next.name) !== foldName(cur.value.name)) {
+      await claimName(kv, op, next.name, id);
+      op.delete(tenantByNameKey(foldName(cur.value.name)));
+    }
     return (await commit(op)) === true ? next : CONFLICT;
   });
 }
@@ -147,6 +181,8 @@ export function dropTenantRecord(
   id: number,
 ) {
   bumpIdentityEpoch(op.check(entry).delete(tenantKey(id)));
+  const name = (entry.value as StoredTenant | null)?.name;
+  if (name !== undefined) op.delete(tenantByNameKey(foldName(name)));
 }
 
 /** The tenant's stored entry (for a versionstamp check). */

@@ -6,7 +6,7 @@
 import { getTenant, type Tenant } from "./tenants.ts";
 import { findUserByAccountId, findUserByEmail, getUser, iterateUsers, type User } from "./users.ts";
 
-export const MAX_SEARCH_RESULTS = 20;
+const MAX_SEARCH_RESULTS = 20;
 /** How many users of the caller's tenant one search looks at (partial matches). */
 const MAX_SEARCH_SCAN = 5000;
 

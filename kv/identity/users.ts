@@ -158,7 +158,7 @@ export async function accountDisabledReason(kv: Deno.Kv, user: User): Promise<st
 }
 
 /** A user and why they may not act right now (`accountDisabledReason`; null: they may). */
-export interface UserStanding {
+interface UserStanding {
   user: Readonly<User>;
   disabled: string | null;
 }

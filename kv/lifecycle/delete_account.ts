@@ -33,7 +33,8 @@ import { forgetRecipient } from "../sharing/shared_list.ts";
 import { removeShare } from "../sharing/share_writes.ts";
 import { shareOfResource } from "../sharing/shares.ts";
 import { dropLockStamp } from "../tree/locks.ts";
-import { listVersions, type Resource } from "../tree/resources.ts";
+import { listVersions } from "../tree/content_versions.ts";
+import type { Resource } from "../tree/resources.ts";
 import { searchKeyCount } from "../tree/search_index.ts";
 import { deleteBlobs, dropPurgeMarker, dropResource, shedVersions } from "../tree/trash.ts";
 import { chargeUsage, dropUsage, readUsageEntry } from "../tree/usage.ts";
@@ -47,7 +48,7 @@ const MAX_CHECKS = 90;
 /** Record, up to three index keys, lock and its owner entry, purge marker, event, its tick. */
 const PER_RESOURCE_MUTATIONS = 9;
 
-export interface UserDeletion {
+interface UserDeletion {
   userSeq: number;
   accountId: string;
   /** Resources (files and folders, trash included) deleted. */
@@ -116,8 +117,8 @@ export async function finishUserDeletion(d: Deps, user: User): Promise<UserDelet
     out.resources += done.deleted.length;
     out.freedBytes += done.freedBytes;
     // A share someone else made on one of them (kept by nothing now).
-    for (const rs of done.deleted) {
-      const share = await shareOfResource(d.kv, rs);
+    for (const resourceSeq of done.deleted) {
+      const share = await shareOfResource(d.kv, resourceSeq);
       if (share) {
         await removeShare(d, share.shareSeq, null).catch((e) => ignoreGone(e, "SHARE_006"));
       }
@@ -182,7 +183,7 @@ async function deletePage(
   return outcome;
 }
 
-export interface TenantDeletion {
+interface TenantDeletion {
   tenantId: number;
   name: string;
   users: UserDeletion[];

@@ -7,7 +7,7 @@
  */
 import { lifecycleJobKey } from "../keys.ts";
 
-export type LifecycleKind = "user_delete" | "tenant_delete" | "transfer";
+type LifecycleKind = "user_delete" | "tenant_delete" | "transfer";
 
 export interface LifecycleJob {
   kind: LifecycleKind;

@@ -11,12 +11,9 @@ import { getTenant } from "../identity/tenants.ts";
 import { getUser, setUserDisabled, type User } from "../identity/users.ts";
 import { addPin, listPins } from "../sharing/pins.ts";
 import { resolveLinkToken } from "../sharing/share_links.ts";
-import {
-  getResource,
-  listChildren,
-  listResourcesOwnedBy,
-  listVersions,
-} from "../tree/resources.ts";
+import { getResource, listResourcesOwnedBy } from "../tree/resources.ts";
+import { listChildren } from "../tree/listing.ts";
+import { listVersions } from "../tree/content_versions.ts";
 import { getUsage } from "../tree/usage.ts";
 import {
   addVersion,
@@ -36,6 +33,7 @@ import { retentionLeaseKey } from "../keys.ts";
 import { getJob, recordJob } from "./jobs.ts";
 import { runRetention } from "./retention.ts";
 import { transferDrive } from "./transfer.ts";
+import { shareFlags } from "../../tests/helpers/api.ts";
 
 const DAY = 86_400_000;
 const bytes = (n: number, fill = 1) => new Uint8Array(n).fill(fill);
@@ -52,22 +50,23 @@ async function populate(d: Deps, owner: User) {
   await trash(d, owner, old);
   const share = await newShare(d, owner, docs, {
     st: "PUBLIC_LINK",
-    cv: true,
-    ce: false,
-    cd: false,
-    cu: false,
-    cs: false,
+    ...shareFlags(),
   });
   return { docs, deep, report, old, share, bytes: 300 + 200 + 50 + 70 };
+}
+
+/** Ana, with a populated drive, and Ben, colleagues in tenant Acme. */
+async function anaAndBen(d: Deps) {
+  const tenant = await newTenant(d, "Acme");
+  const ana = await newUser(d, "ana", { tenantId: tenant.id });
+  const ben = await newUser(d, "ben", { tenantId: tenant.id });
+  return { tenant, ana, ben, anaDrive: await populate(d, ana) };
 }
 
 domainTest(
   "deleting a user frees every byte and record of theirs and nothing of others",
   async (d) => {
-    const tenant = await newTenant(d, "Acme");
-    const ana = await newUser(d, "ana", { tenantId: tenant.id });
-    const ben = await newUser(d, "ben", { tenantId: tenant.id });
-    const anaDrive = await populate(d, ana);
+    const { tenant, ana, ben, anaDrive } = await anaAndBen(d);
     await newFile(d, ben, "ben.txt", bytes(40));
     const { apiKey } = await createApiKey(d.kv, { userSeq: ana.userSeq, scopes: ["api:read"] });
     await addPin(d.kv, ana, anaDrive.docs.rs, null);
@@ -124,10 +123,7 @@ domainTest(
 domainTest(
   "a transfer moves the whole drive into a folder named after the old user, usage exact",
   async (d) => {
-    const tenant = await newTenant(d, "Acme");
-    const ana = await newUser(d, "ana", { tenantId: tenant.id });
-    const ben = await newUser(d, "ben", { tenantId: tenant.id });
-    const anaDrive = await populate(d, ana);
+    const { ana, ben, anaDrive } = await anaAndBen(d);
     // ben already has a root item named "ana": the transfer folder takes the next free name.
     await newFolder(d, ben, "ana");
     await newFile(d, ben, "mine.txt", bytes(40));

@@ -15,7 +15,8 @@ import { isDriveError } from "../errors.ts";
 import { getUser } from "../identity/users.ts";
 import { retentionLeaseKey, trashIndexKey, versionKey } from "../keys.ts";
 import { purgeTrashedWithShares } from "../sharing/purge.ts";
-import { type ContentVersion, type IndexValue, rsOfIndexValue } from "../tree/resources.ts";
+import type { ContentVersion } from "../tree/content_versions.ts";
+import { type IndexValue, rsOfIndexValue } from "../tree/resources.ts";
 import { getResource } from "../tree/resources.ts";
 import { removeVersion } from "../tree/versions.ts";
 import { finishTenantDeletion, finishUserDeletion } from "./delete_account.ts";
@@ -24,17 +25,17 @@ import { finishTransfer } from "./transfer.ts";
 
 const DAY_MS = 86_400_000;
 /** How long a run may hold the lease before another process may take over. */
-export const RETENTION_LEASE_MS = 15 * 60_000;
+const RETENTION_LEASE_MS = 15 * 60_000;
 /** The cron: hourly, off the full hour that other jobs crowd. */
-export const RETENTION_SCHEDULE = "17 * * * *";
+const RETENTION_SCHEDULE = "17 * * * *";
 export const RETENTION_CRON_NAME = "drive retention";
 
-export interface RetentionLease {
+interface RetentionLease {
   holder: string;
   until: number;
 }
 
-export interface RetentionReport {
+interface RetentionReport {
   /** false: another process holds the lease; nothing was done. */
   ran: boolean;
   trashPurged: number;
@@ -140,11 +141,11 @@ async function purgeOldTrash(d: Deps, cutoff: number, report: RetentionReport) {
  * Versions are listed in (rs, version) order, so one pass over the family finds them.
  */
 async function pruneVersions(d: Deps, keep: number, report: RetentionReport) {
-  let rs = -1;
+  let resourceSeq = -1;
   let versions: ContentVersion[] = [];
   const flush = async () => {
     if (versions.length > keep) {
-      const file = await getResource(d.kv, rs);
+      const file = await getResource(d.kv, resourceSeq);
       // Trashed files keep their versions until the trash is purged (restore brings them back).
       if (file && file.trashedAt === null) {
         const current = file.version;
@@ -153,14 +154,16 @@ async function pruneVersions(d: Deps, keep: number, report: RetentionReport) {
         for (const v of older.slice(0, excess)) {
           try {
             const removed = await removeVersion(d, {
-              rs,
+              rs: resourceSeq,
               version: v.version,
               actorSeq: file.ownerSeq,
             });
             report.versionsRemoved++;
             report.freedBytes += removed.size;
           } catch (err) {
-            if (!isDriveError(err)) console.error(`retention: version ${rs}/${v.version}:`, err);
+            if (!isDriveError(err)) {
+              console.error(`retention: version ${resourceSeq}/${v.version}:`, err);
+            }
           }
         }
       }
@@ -169,9 +172,9 @@ async function pruneVersions(d: Deps, keep: number, report: RetentionReport) {
   };
   for await (const e of d.kv.list<ContentVersion>({ prefix: versionKey() })) {
     const entryRs = e.key[1] as number;
-    if (entryRs !== rs) {
+    if (entryRs !== resourceSeq) {
       await flush();
-      rs = entryRs;
+      resourceSeq = entryRs;
     }
     versions.push(e.value);
   }
@@ -179,7 +182,7 @@ async function pruneVersions(d: Deps, keep: number, report: RetentionReport) {
 }
 
 /** What `Deno.cron` is, so a test can pass a recorder (and a host without the API nothing). */
-export type CronRegistrar = (
+type CronRegistrar = (
   name: string,
   schedule: string,
   options: { signal: AbortSignal },

@@ -22,15 +22,9 @@ import { shareByOwnerKey } from "../keys.ts";
 import { removeShare } from "../sharing/share_writes.ts";
 import { createFolder } from "../tree/folders.ts";
 import { dropLock } from "../tree/locks.ts";
-import {
-  getResource,
-  listVersions,
-  nameHolder,
-  nameKeyOf,
-  numberedName,
-  type Resource,
-  writeResource,
-} from "../tree/resources.ts";
+import { getResource, nameHolder, type Resource, writeResource } from "../tree/resources.ts";
+import { listVersions } from "../tree/content_versions.ts";
+import { nameKeyOf, numberedName } from "../tree/names.ts";
 import { chargeUsage, readUsageEntry } from "../tree/usage.ts";
 import { getJob, type LifecycleJob, recordJob, updateJob } from "./jobs.ts";
 import { dropJob } from "./jobs.ts";
@@ -39,7 +33,7 @@ import { firstOwned } from "./owned.ts";
 /** Resources per commit: each rewrites up to ~36 keys (index, 24 search tokens, lock, event). */
 const PAGE = 20;
 
-export interface DriveTransfer {
+interface DriveTransfer {
   fromUserSeq: number;
   toUserSeq: number;
   /** The folder in the receiving user's root that holds the transferred drive. */

@@ -29,7 +29,7 @@ export interface Migration {
 }
 
 /** The record kept under ["migration", name] once a migration ran to its end. */
-export interface MigrationRecord {
+interface MigrationRecord {
   version: number;
   appliedAt: string;
 }
@@ -74,13 +74,7 @@ export async function readSchemaVersion(kv: Deno.Kv): Promise<number> {
   return (await kv.get<number>(schemaVersionKey())).value ?? 0;
 }
 
-/** Throws SchemaTooNewError when KV holds a schema newer than SCHEMA_VERSION. */
-export async function assertSchemaSupported(kv: Deno.Kv): Promise<void> {
-  const stored = await readSchemaVersion(kv);
-  if (stored > SCHEMA_VERSION) throw new SchemaTooNewError(stored, SCHEMA_VERSION);
-}
-
-export interface MigrationStatus {
+interface MigrationStatus {
   name: string;
   version: number;
   description: string;

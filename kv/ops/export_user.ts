@@ -8,9 +8,10 @@
 import { downloadZip } from "client-zip";
 import type { Deps } from "../deps.ts";
 import { requireUser } from "../identity/users.ts";
-import { iterateChildren, MAX_DEPTH, type Resource, toIso } from "../tree/resources.ts";
+import { iterateChildren } from "../tree/listing.ts";
+import { MAX_DEPTH, type Resource, toIso } from "../tree/resources.ts";
 
-export interface ManifestEntry {
+interface ManifestEntry {
   /** Path inside the archive, below `files/`. */
   path: string;
   type: Resource["type"];
@@ -23,7 +24,7 @@ export interface ManifestEntry {
   updatedAt: string;
 }
 
-export interface ExportManifest {
+interface ExportManifest {
   format: "drive-user-export";
   formatVersion: 1;
   exportedAt: string;

@@ -18,25 +18,24 @@
  * removed), versions of vanished resources (removed; their bytes become orphans for the sweep)
  * and usage (recounted). A missing parent, a taken name slot or a missing blob needs a person.
  */
-import { BlobNotFoundError } from "../../blobs/store.ts";
+import { blobExists } from "../../blobs/store.ts";
 import type { Deps } from "../deps.ts";
 import { getUser, listUsers } from "../identity/users.ts";
+import { dropOrphanVersion, iterateVersionEntries } from "../tree/content_versions.ts";
 import {
-  dropOrphanVersion,
   dropStaleIndexEntry,
   expectedIndexKeys,
   getResourceEntry,
   type IndexValue,
   iterateIndexEntries,
   iterateResourceEntries,
-  iterateVersionEntries,
   type Resource,
   rsOfIndexValue,
   writeResource,
 } from "../tree/resources.ts";
 import { recountUsage } from "./usage_recount.ts";
 
-export type ProblemKind =
+type ProblemKind =
   | "missing_parent"
   | "missing_owner"
   | "index_missing"
@@ -46,7 +45,7 @@ export type ProblemKind =
   | "usage_mismatch"
   | "blob_missing";
 
-export interface Problem {
+interface Problem {
   kind: ProblemKind;
   /** What is wrong, in words. */
   detail: string;
@@ -57,7 +56,7 @@ export interface Problem {
   repaired: boolean;
 }
 
-export interface FsckReport {
+interface FsckReport {
   repair: boolean;
   resources: number;
   versions: number;
@@ -121,15 +120,15 @@ export async function fsck(d: Deps, opts: { repair: boolean }): Promise<FsckRepo
     // Confirm against fresh reads: the record may have changed during the scan.
     const fresh = await d.kv.get<IndexValue>(entry.key);
     if (fresh.versionstamp === null || await indexEntryCurrent(d.kv, fresh)) continue;
-    const rs = rsOfIndexValue(fresh.value);
-    const record = await getResourceEntry(d.kv, rs);
+    const resourceSeq = rsOfIndexValue(fresh.value);
+    const record = await getResourceEntry(d.kv, resourceSeq);
     const owned = record.value !== null &&
       expectedIndexKeys(record.value).some((k) => keyId(k) === id);
     const detail = `index entry ${id} ${
       owned ? "holds an outdated copy of" : "points at"
-    } resource ${rs}${record.value ? "" : " (gone)"}`;
+    } resource ${resourceSeq}${record.value ? "" : " (gone)"}`;
     add(
-      { kind: "index_stale", rs, detail },
+      { kind: "index_stale", rs: resourceSeq, detail },
       opts.repair && await repairIndexEntry(d.kv, fresh as Deno.KvEntry<IndexValue>, record),
     );
   }
@@ -166,23 +165,23 @@ export async function fsck(d: Deps, opts: { repair: boolean }): Promise<FsckRepo
 
   // Pass 3: the versions.
   let versions = 0;
-  for await (const { rs, entry } of iterateVersionEntries(d.kv)) {
+  for await (const { rs: resourceSeq, entry } of iterateVersionEntries(d.kv)) {
     versions++;
     referenced.add(entry.value.blobId);
-    if (records.has(rs) || (await getResourceEntry(d.kv, rs)).value) continue;
+    if (records.has(resourceSeq) || (await getResourceEntry(d.kv, resourceSeq)).value) continue;
     const fresh = await d.kv.get(entry.key);
     if (fresh.versionstamp === null) continue;
     let repaired = false;
     if (opts.repair) {
       const op = d.kv.atomic();
-      dropOrphanVersion(op, rs, fresh);
+      dropOrphanVersion(op, resourceSeq, fresh);
       repaired = (await op.commit()).ok;
     }
     add({
       kind: "orphan_version",
-      rs,
+      rs: resourceSeq,
       blobId: entry.value.blobId,
-      detail: `version ${entry.value.version} of resource ${rs} outlived its resource`,
+      detail: `version ${entry.value.version} of resource ${resourceSeq} outlived its resource`,
     }, repaired);
   }
 
@@ -204,7 +203,7 @@ export async function fsck(d: Deps, opts: { repair: boolean }): Promise<FsckRepo
   const stored = new Map<string, number>();
   for await (const b of d.blobs.list()) stored.set(b.blobId, b.size);
   for (const blobId of referenced) {
-    if (stored.has(blobId) || await blobExists(d, blobId)) continue;
+    if (stored.has(blobId) || await blobExists(d.blobs, blobId)) continue;
     if (!(await stillReferenced(d.kv, blobId))) continue;
     add({ kind: "blob_missing", blobId, detail: `blob ${blobId} is referenced but not stored` });
   }
@@ -230,8 +229,8 @@ export async function fsck(d: Deps, opts: { repair: boolean }): Promise<FsckRepo
 }
 
 /** True when the live resource's parent is missing, not a folder, or another owner's (fresh). */
-async function parentBroken(kv: Deno.Kv, rs: number): Promise<boolean> {
-  const r = (await getResourceEntry(kv, rs)).value;
+async function parentBroken(kv: Deno.Kv, resourceSeq: number): Promise<boolean> {
+  const r = (await getResourceEntry(kv, resourceSeq)).value;
   if (!r || r.trashedAt !== null || r.parentRs === null) return false;
   const parent = (await getResourceEntry(kv, r.parentRs)).value;
   return !parent || parent.type !== "FOLDER" || parent.ownerSeq !== r.ownerSeq;
@@ -285,17 +284,6 @@ async function rewriteIndexes(
   const op = kv.atomic().check(record).check({ key: missing, versionstamp: null });
   writeResource(op, record.value, record.value, null);
   return (await op.commit()).ok;
-}
-
-async function blobExists(d: Deps, blobId: string): Promise<boolean> {
-  try {
-    const stream = await d.blobs.read(blobId);
-    await stream.cancel();
-    return true;
-  } catch (err) {
-    if (err instanceof BlobNotFoundError) return false;
-    throw err;
-  }
 }
 
 /** Whether a version or record still references `blobId` (after a scan found it missing). */

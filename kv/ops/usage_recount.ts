@@ -8,10 +8,11 @@
  * versionstamp: a write that landed in between fails the check, and that user is counted again.
  */
 import { listUsers } from "../identity/users.ts";
-import { iterateResourceEntries, iterateVersionEntries } from "../tree/resources.ts";
+import { iterateResourceEntries } from "../tree/resources.ts";
+import { iterateVersionEntries } from "../tree/content_versions.ts";
 import { readUsageEntry, setUsage } from "../tree/usage.ts";
 
-export interface UsageRecount {
+interface UsageRecount {
   userSeq: number;
   /** The usage stored before the recount. */
   storedBytes: number;
@@ -24,7 +25,7 @@ export interface UsageRecount {
 const MAX_ROUNDS = 20;
 
 /** Sums the stored versions of the resources owned by each of `users` (two full scans). */
-export async function sumStoredVersions(
+async function sumStoredVersions(
   kv: Deno.Kv,
   users: ReadonlySet<number>,
 ): Promise<Map<number, number>> {
@@ -33,8 +34,8 @@ export async function sumStoredVersions(
     if (users.has(e.value.ownerSeq)) ownerOf.set(e.value.rs, e.value.ownerSeq);
   }
   const sums = new Map<number, number>([...users].map((u) => [u, 0]));
-  for await (const { rs, entry } of iterateVersionEntries(kv)) {
-    const owner = ownerOf.get(rs);
+  for await (const { rs: resourceSeq, entry } of iterateVersionEntries(kv)) {
+    const owner = ownerOf.get(resourceSeq);
     if (owner !== undefined) sums.set(owner, sums.get(owner)! + entry.value.size);
   }
   return sums;

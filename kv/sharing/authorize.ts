@@ -125,13 +125,15 @@ type Reached = { ownerSeq: number } | "own drive root";
  */
 function assertSharingUser(
   caller: Caller,
-  ss: number | null | undefined,
+  sharingUserSeq: number | null | undefined,
   reached: Reached,
   message: string,
   required = false,
 ): void {
   const ownerSeq = reached === "own drive root" ? caller.userSeq : reached.ownerSeq;
-  const ok = ss == null ? !required || ownerSeq === caller.userSeq : ss === ownerSeq;
+  const ok = sharingUserSeq == null
+    ? !required || ownerSeq === caller.userSeq
+    : sharingUserSeq === ownerSeq;
   if (ok) return;
   if (reached === "own drive root") fail("REQUEST_001", message, "pfs");
   fail("PERMISSION_002", message, "ss");
@@ -279,7 +281,7 @@ export async function visibleAncestors(
 }
 
 /**
- * May the caller pin folder `rs`? Their own folder, `ss` omitted or naming them; someone else's
+ * May the caller pin folder `resourceSeq`? Their own folder, `ss` omitted or naming them; someone else's
  * folder, `ss` required and naming its owner (PERMISSION_002 otherwise) and a share letting the
  * caller view it (PERMISSION_001 otherwise). RESOURCE_002 when it is missing or in the trash,
  * RESOURCE_005 when it is a file. Returns the folder.
@@ -287,24 +289,24 @@ export async function visibleAncestors(
 export async function authorizePin(
   kv: Deno.Kv,
   caller: Caller,
-  rs: number,
-  ss: number | null | undefined,
+  resourceSeq: number,
+  sharingUserSeq: number | null | undefined,
 ): Promise<Resource> {
-  const loaded = await loadPath(kv, rs);
-  if (!loaded || loaded.trashed) fail("RESOURCE_002", `No folder with seq ${rs}`, "rs");
+  const loaded = await loadPath(kv, resourceSeq);
+  if (!loaded || loaded.trashed) fail("RESOURCE_002", `No folder with seq ${resourceSeq}`, "rs");
   const folder = loaded.path[0];
-  const message = `Folder ${rs} is not accessible with ss=${ss ?? "null"}`;
-  assertSharingUser(caller, ss, folder, message, true);
+  const message = `Folder ${resourceSeq} is not accessible with ss=${sharingUserSeq ?? "null"}`;
+  assertSharingUser(caller, sharingUserSeq, folder, message, true);
   if (!(await accessIfVisible(kv, caller, loaded))) {
-    fail("PERMISSION_001", `Folder ${rs} is not shared with the caller`, "rs");
+    fail("PERMISSION_001", `Folder ${resourceSeq} is not shared with the caller`, "rs");
   }
-  if (folder.type !== "FOLDER") fail("RESOURCE_005", `Resource ${rs} is a file`, "rs");
+  if (folder.type !== "FOLDER") fail("RESOURCE_005", `Resource ${resourceSeq} is a file`, "rs");
   return folder;
 }
 
 // ---------------------------------------------------------------- shares
 
-export interface ShareView {
+interface ShareView {
   share: Share;
   resource: Resource;
   path: Resource[];
@@ -344,12 +346,12 @@ export async function authorizeShareRead(
   kv: Deno.Kv,
   caller: Caller,
   shareSeq: number,
-  ss: number | null | undefined,
+  sharingUserSeq: number | null | undefined,
 ): Promise<ShareView> {
   const view = await shareSeenBy(kv, caller, shareSeq);
   if (!view.isOwner) {
     const message = "ss must be the user seq of the share's owner";
-    assertSharingUser(caller, ss, view.share, message, true);
+    assertSharingUser(caller, sharingUserSeq, view.share, message, true);
   }
   return view;
 }

@@ -13,7 +13,7 @@ import { shareLinkListKey } from "../keys.ts";
 import { kvSource, type Page, readPage } from "../../lib/kv_pages.ts";
 import { getShare, isExpired, type Share } from "./shares.ts";
 
-export interface LinkShareRow {
+interface LinkShareRow {
   share: Share;
   /** null when the resource is gone. */
   resourceName: string | null;

@@ -10,7 +10,7 @@
 import { randomToken } from "../../lib/secrets.ts";
 import { outboxKey } from "../keys.ts";
 
-export interface Notification {
+interface Notification {
   id: string;
   to: string;
   subject: string;

@@ -15,7 +15,7 @@ import { eventActor } from "../events/actor.ts";
 import { appendEvent, eventResource } from "../events/log.ts";
 import { pinKey, pinsKey } from "../keys.ts";
 
-export const MAX_PINS = 3;
+const MAX_PINS = 3;
 
 export interface Pin {
   pinnedFolderSeq: number;
@@ -58,20 +58,20 @@ function keepOnly(all: Pin[], live: Pin[]): Pin[] {
   return all.filter((p) => keep.has(p.pinnedFolderSeq));
 }
 
-/** Pins folder `rs` when authorizePin allows it (own folder, or shared with `ss` = its owner). */
+/** Pins folder `resourceSeq` when authorizePin allows it (own folder, or shared with `ss` = its owner). */
 export async function addPin(
   kv: Deno.Kv,
   caller: Caller,
-  rs: number,
-  ss: number | null | undefined,
+  resourceSeq: number,
+  sharingUserSeq: number | null | undefined,
 ): Promise<Pin> {
-  const folder = await authorizePin(kv, caller, rs, ss);
+  const folder = await authorizePin(kv, caller, resourceSeq, sharingUserSeq);
   const seq = await nextSeq(kv, "pin");
   return commitWithRetry(async () => {
     const cur = await kv.get<Pin[]>(pinsKey(caller.userSeq));
     const { live, dead } = await splitLive(kv, caller, cur.value ?? []);
-    if (live.some((p) => p.rs === rs)) {
-      fail("PINNED_FOLDER_002", `Folder ${rs} is already pinned`, "rs");
+    if (live.some((p) => p.rs === resourceSeq)) {
+      fail("PINNED_FOLDER_002", `Folder ${resourceSeq} is already pinned`, "rs");
     }
     if (live.length >= MAX_PINS) {
       fail("PINNED_FOLDER_003", `At most ${MAX_PINS} folders can be pinned`, "rs");
@@ -79,7 +79,7 @@ export async function addPin(
     const pin: Pin = {
       pinnedFolderSeq: seq,
       userSeq: caller.userSeq,
-      rs,
+      rs: resourceSeq,
       ownerSeq: folder.ownerSeq,
       resourceName: folder.name,
       pinnedAt: Date.now(),
@@ -127,7 +127,7 @@ export async function dropPinsOf(kv: Deno.Kv, userSeq: number): Promise<void> {
   await op.commit();
 }
 
-/** Adds a pin event to `op`; only the pinning user's feed shows it (kv/events/feed.ts). */
+/** Adds a pin event to `op`; only the pinning user's feed shows it (kv/views/feed.ts). */
 function appendPinEvent(
   op: Deno.AtomicOperation,
   kind: "pin_added" | "pin_removed",

@@ -13,8 +13,8 @@ export async function purgeTrashedWithShares(
   input: { ownerSeq: number; rs: number; actorSeq?: number },
 ): Promise<PurgeResult> {
   const result = await purgeTrashed(d, input);
-  for (const rs of result.purgedSeqs) {
-    const share = await shareOfResource(d.kv, rs);
+  for (const resourceSeq of result.purgedSeqs) {
+    const share = await shareOfResource(d.kv, resourceSeq);
     if (share) await removeShare(d, share.shareSeq, input.actorSeq ?? input.ownerSeq);
   }
   return result;

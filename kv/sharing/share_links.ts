@@ -37,7 +37,7 @@ import {
 } from "./shares.ts";
 import { linkAccessKey, linkGuessKey, linkGuessRateKey, shareLinkKey } from "../keys.ts";
 
-export const LINK_ACCESS_TTL_MS = 60 * 60 * 1000;
+const LINK_ACCESS_TTL_MS = 60 * 60 * 1000;
 
 interface LinkAccess {
   shareSeq: number;
@@ -165,7 +165,7 @@ export async function requireLinkAccess(
 /** Wrong passwords a client may try at once before it must wait. */
 export const FREE_WRONG_PASSWORDS = 5;
 /** The wait after the last free try; each further wrong password doubles it. */
-export const FIRST_DELAY_MS = 1000;
+const FIRST_DELAY_MS = 1000;
 /** The longest a client ever waits between two tries. */
 export const MAX_DELAY_MS = 15 * 60 * 1000;
 /** A budget with no try for this long starts over (longer than MAX_DELAY_MS, so waiting out the
@@ -334,13 +334,13 @@ export async function grantLinkAccess(
 export async function resourceInLink(
   kv: Deno.Kv,
   share: Share,
-  rs: number,
+  resourceSeq: number,
   field: string,
 ): Promise<{ resource: Resource; path: Resource[] }> {
-  const loaded = await loadPath(kv, rs);
+  const loaded = await loadPath(kv, resourceSeq);
   const inside = loaded && !loaded.trashed && loaded.path.findIndex((r) => r.rs === share.rs);
   if (!loaded || inside === false || inside === null || inside < 0) {
-    fail("RESOURCE_002", `No file or folder with seq ${rs} in this link`, field);
+    fail("RESOURCE_002", `No file or folder with seq ${resourceSeq} in this link`, field);
   }
   // The path from the shared root down to the resource.
   return { resource: loaded.path[0], path: loaded.path.slice(0, inside + 1).reverse() };

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import type { Deps } from "../deps.ts";
 import { linkGuessRateKey } from "../keys.ts";
 import { assertFails, domainTest, newFolder, newShare, newUser } from "../testing.ts";
+import { shareFlags } from "../../tests/helpers/api.ts";
 import {
   BUSY_FIRST_DELAY_MS,
   FORGET_AFTER_MS,
@@ -26,11 +27,7 @@ async function passwordLink(d: Deps): Promise<Share> {
   const folder = await newFolder(d, owner, "Locked");
   return await newShare(d, owner, folder, {
     st: "PUBLIC_LINK",
-    cv: true,
-    ce: false,
-    cd: false,
-    cu: false,
-    cs: false,
+    ...shareFlags(),
     password: PASSWORD,
   });
 }
@@ -189,11 +186,7 @@ domainTest("an ORG_LINK takes no password tries", async (d) => {
   const owner = await newUser(d, "oscar");
   const share = await newShare(d, owner, await newFolder(d, owner, "Org"), {
     st: "ORG_LINK",
-    cv: true,
-    ce: false,
-    cd: false,
-    cu: false,
-    cs: false,
+    ...shareFlags(),
     password: PASSWORD,
   });
   await assertFails(grantLinkAccess(d.kv, share, PASSWORD, "a"), "LINK_003");

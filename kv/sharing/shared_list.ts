@@ -14,26 +14,21 @@
  * never an offset — stays valid under any concurrent change: no item is listed twice or
  * skipped because another item was added, removed, renamed or re-uploaded. Entries show live
  * values; each entry is re-checked when read (the share still grants view, nothing on the
- * path is in the trash), so index keys left behind by a removed share are never shown.
+ * path is in the trash), so index keys left behind by a removed share are never shown
+ * (kv/sharing/shared_pages.ts reads a page).
  */
-import { accessIfVisible, type Caller, type Permissions } from "./authorize.ts";
+import type { Caller } from "./authorize.ts";
 import { commit, commitWithRetry, CONFLICT, getManyValues, nextSeq } from "../db.ts";
-import { fail } from "../errors.ts";
-import {
-  getResource,
-  loadPath,
-  nameKeyOf,
-  type Resource,
-  splitExtension,
-} from "../tree/resources.ts";
+import { getResource, type Resource } from "../tree/resources.ts";
+import { nameKeyOf } from "../tree/names.ts";
 import { eventActor } from "../events/actor.ts";
 import { appendEvent, eventResource } from "../events/log.ts";
-import { getShare, type Share } from "./shares.ts";
+import type { Share } from "./shares.ts";
 import { sharedEntryKey, sharedIndexKey, shareKey, shareVisitKey, starKey } from "../keys.ts";
 
 export const SHARED_SORTS = ["name", "size", "update", "open", "share"] as const;
 export type SharedSort = typeof SHARED_SORTS[number];
-type SortValue = string | number;
+export type SortValue = string | number;
 
 export interface SharedEntry {
   userSeq: number;
@@ -100,9 +95,9 @@ export function deleteSharedEntries(op: Deno.AtomicOperation, entries: SharedEnt
 export async function readSharedEntries(
   kv: Deno.Kv,
   userSeqs: number[],
-  rs: number,
+  resourceSeq: number,
 ): Promise<SharedEntry[]> {
-  return (await getManyValues<SharedEntry>(kv, userSeqs.map((u) => sharedEntryKey(u, rs))))
+  return (await getManyValues<SharedEntry>(kv, userSeqs.map((u) => sharedEntryKey(u, resourceSeq))))
     .filter((e): e is SharedEntry => e !== null);
 }
 
@@ -237,25 +232,37 @@ export async function listSharedEntries(
 
 // ---------------------------------------------------------------- stars
 
-export async function getStar(kv: Deno.Kv, userSeq: number, rs: number): Promise<Star | null> {
-  return (await kv.get<Star>(starKey(userSeq, rs))).value;
+export async function getStar(
+  kv: Deno.Kv,
+  userSeq: number,
+  resourceSeq: number,
+): Promise<Star | null> {
+  return (await kv.get<Star>(starKey(userSeq, resourceSeq))).value;
 }
 
-export async function starResource(kv: Deno.Kv, userSeq: number, rs: number): Promise<Star> {
-  const existing = await getStar(kv, userSeq, rs);
+export async function starResource(
+  kv: Deno.Kv,
+  userSeq: number,
+  resourceSeq: number,
+): Promise<Star> {
+  const existing = await getStar(kv, userSeq, resourceSeq);
   if (existing) return existing;
   const star: Star = { starredSeq: await nextSeq(kv, "star"), starredAt: Date.now() };
   return commitWithRetry(async () => {
-    const cur = await kv.get<Star>(starKey(userSeq, rs));
+    const cur = await kv.get<Star>(starKey(userSeq, resourceSeq));
     if (cur.value) return cur.value;
-    return (await commit(kv.atomic().check(cur).set(starKey(userSeq, rs), star))) === true
+    return (await commit(kv.atomic().check(cur).set(starKey(userSeq, resourceSeq), star))) === true
       ? star
       : CONFLICT;
   });
 }
 
-export async function unstarResource(kv: Deno.Kv, userSeq: number, rs: number): Promise<void> {
-  await kv.delete(starKey(userSeq, rs));
+export async function unstarResource(
+  kv: Deno.Kv,
+  userSeq: number,
+  resourceSeq: number,
+): Promise<void> {
+  await kv.delete(starKey(userSeq, resourceSeq));
 }
 
 /**
@@ -281,157 +288,4 @@ export async function forgetRecipient(kv: Deno.Kv, userSeq: number): Promise<voi
     op.delete(e.key);
   });
   await deleteAll(starKey(userSeq), (op, e) => op.delete(e.key));
-}
-
-// ---------------------------------------------------------------- listing
-
-export const FILE_TYPES = {
-  document: ["doc", "docx", "docm", "dot", "dotx", "odt", "rtf", "hwp", "hwpx"],
-  spreadsheet: ["xls", "xlsx", "xlsm", "csv", "ods", "cell"],
-  presentation: ["ppt", "pptx", "pptm", "odp", "show"],
-  pdf: ["pdf"],
-  image: ["png", "jpg", "jpeg", "gif", "webp", "avif", "bmp", "svg", "ico", "heic", "tif", "tiff"],
-  note: ["note", "md", "txt"],
-} as const;
-export type FileTypeFilter = keyof typeof FILE_TYPES;
-
-export interface SharedListQuery {
-  ps: number;
-  rt?: "FILE" | "FOLDER";
-  ft?: FileTypeFilter;
-  /** Owner's accountId (case-insensitive); resolved to a user seq by the caller. */
-  ownerSeq?: number;
-  /** Inclusive updatedAt range (ms). */
-  updatedFrom?: number;
-  updatedTo?: number;
-  sb: SharedSort;
-  so: "asc" | "desc";
-  /** Position after which to continue: the last entry's resource seq and sort value. */
-  cursor?: { ci: number; cv: SortValue };
-}
-
-export interface SharedListItem {
-  entry: SharedEntry;
-  share: Share;
-  resource: Resource;
-  permissions: Permissions;
-  star: Star | null;
-}
-
-export interface SharedListPage {
-  items: SharedListItem[];
-  next: { ci: number; cv: SortValue; ct: SharedSort } | null;
-}
-
-/** How many index keys one page may look at when filters reject entries. */
-export const MAX_SCAN = 1000;
-const BATCH = 25;
-
-function matchesFilters(q: SharedListQuery, r: Resource): boolean {
-  if (q.rt && r.type !== q.rt) return false;
-  if (q.ownerSeq !== undefined && r.ownerSeq !== q.ownerSeq) return false;
-  if (q.ft) {
-    if (r.type !== "FILE") return false;
-    const ext = splitExtension(r.name)[1].slice(1).toLowerCase();
-    if (!(FILE_TYPES[q.ft] as readonly string[]).includes(ext)) return false;
-  }
-  if (q.updatedFrom !== undefined && q.updatedTo !== undefined) {
-    if (r.updatedAt < q.updatedFrom || r.updatedAt > q.updatedTo) return false;
-  }
-  return true;
-}
-
-/**
- * One page of what is shared with `caller`. Looks at no more than `ps` + MAX_SCAN index keys:
- * when filters reject that many, the page is shorter than `ps` but still has a cursor.
- */
-export async function listSharedWithMe(
-  kv: Deno.Kv,
-  caller: Caller,
-  q: SharedListQuery,
-): Promise<SharedListPage> {
-  const prefix = sharedIndexKey(caller.userSeq, q.sb);
-  const reverse = q.so === "desc";
-  const at = q.cursor ? [...prefix, q.cursor.cv, q.cursor.ci] : null;
-  const selector: Deno.KvListSelector = !at
-    ? { prefix }
-    : reverse
-    ? { prefix, end: at }
-    : { prefix, start: at };
-  const scanLimit = q.ps + MAX_SCAN;
-  // One more than the budget (to know whether more follow), plus the cursor's own key, which
-  // an inclusive `start` yields and the loop skips: running out of `limit` must never look
-  // like the end of the list.
-  const limit = scanLimit + 1 + (at && !reverse ? 1 : 0);
-  const iter = kv.list<number>(selector, { reverse, limit, batchSize: 100 });
-  const shares = new Map<number, Promise<Share | null>>();
-  const shareOf = (seq: number) => {
-    if (!shares.has(seq)) shares.set(seq, getShare(kv, seq));
-    return shares.get(seq)!;
-  };
-  const evaluate = async (key: Deno.KvKey, shareSeq: number): Promise<SharedListItem | null> => {
-    const rs = key[4] as number;
-    const [entry, share, loaded, star] = await Promise.all([
-      kv.get<SharedEntry>(sharedEntryKey(caller.userSeq, rs)),
-      shareOf(shareSeq),
-      loadPath(kv, rs),
-      getStar(kv, caller.userSeq, rs),
-    ]);
-    // Index keys left behind by a replaced entry (another share, or older sort values) are
-    // skipped, so an entry is never listed twice.
-    const e = entry.value;
-    if (!e || e.shareSeq !== shareSeq || e.sort[q.sb] !== key[3]) return null;
-    if (!share || share.rs !== rs || !loaded || loaded.trashed) return null;
-    const resource = loaded.path[0];
-    if (!matchesFilters(q, resource)) return null;
-    const access = await accessIfVisible(kv, caller, loaded);
-    if (!access || access.isOwner) return null;
-    return { entry: entry.value, share, resource, permissions: access.permissions, star };
-  };
-
-  const items: SharedListItem[] = [];
-  let scanned = 0;
-  let lastKey: Deno.KvKey | null = null;
-  let batch: Deno.KvEntry<number>[] = [];
-  let exhausted = true;
-  const run = async (): Promise<boolean> => {
-    const results = await Promise.all(batch.map((e) => evaluate(e.key, e.value)));
-    for (const [i, item] of results.entries()) {
-      lastKey = batch[i].key;
-      if (item) items.push(item);
-      if (items.length === q.ps) {
-        // Still false when the budget ran out: the iterator's limit is not the list's end.
-        exhausted = exhausted && i === batch.length - 1 && !(await hasMore());
-        return true;
-      }
-    }
-    batch = [];
-    return false;
-  };
-  const it = iter[Symbol.asyncIterator]();
-  const hasMore = async () => !(await it.next()).done;
-  try {
-    for (;;) {
-      const next = await it.next();
-      if (next.done) break;
-      const e = next.value;
-      // `start` is inclusive: skip the cursor's own key.
-      if (at && !reverse && e.key[3] === at[3] && e.key[4] === at[4]) continue;
-      if (++scanned > scanLimit) {
-        exhausted = false;
-        break;
-      }
-      batch.push(e);
-      if (batch.length === BATCH && (await run())) break;
-    }
-    if (items.length < q.ps && batch.length > 0) await run();
-  } catch (err) {
-    if (err instanceof TypeError || err instanceof RangeError) {
-      fail("RESOURCE_018", "The cursor does not belong to this listing", "ci");
-    }
-    throw err;
-  }
-  const k = lastKey as Deno.KvKey | null;
-  const next = !exhausted && k ? { ci: k[4] as number, cv: k[3] as SortValue, ct: q.sb } : null;
-  return { items, next };
 }

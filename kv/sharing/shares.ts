@@ -68,7 +68,7 @@ export interface Share {
 export const MAX_TARGETS = 50;
 export const LINK_TYPES: ReadonlySet<ShareType> = new Set(["ORG_LINK", "PUBLIC_LINK"]);
 export const ALL_FLAGS: ShareFlags = { cv: true, ce: true, cd: true, cu: true, cs: true };
-export const NO_FLAGS: ShareFlags = { cv: false, ce: false, cd: false, cu: false, cs: false };
+const NO_FLAGS: ShareFlags = { cv: false, ce: false, cd: false, cu: false, cs: false };
 export const FLAG_NAMES = ["cv", "ce", "cd", "cu", "cs"] as const;
 /**
  * The policy permission that caps each flag. The spec's policy values are VIEW, EDIT, DOWNLOAD
@@ -76,7 +76,7 @@ export const FLAG_NAMES = ["cv", "ce", "cd", "cu", "cs"] as const;
  * folder changes it as editing does). The flags stay separate on a share: an owner may still
  * grant `cu` without `ce` or the other way round, within a policy that allows EDIT.
  */
-export const FLAG_PERMISSION: Record<keyof ShareFlags, SharePermission> = {
+const FLAG_PERMISSION: Record<keyof ShareFlags, SharePermission> = {
   cv: "VIEW",
   ce: "EDIT",
   cd: "DOWNLOAD",
@@ -126,7 +126,7 @@ export const intersectFlags = (a: ShareFlags, b: ShareFlags) => combine(a, b, (x
 export const unionFlags = (a: ShareFlags, b: ShareFlags) => combine(a, b, (x, y) => x || y);
 
 /** The tenant policy with the rules no administrator can change: link types never re-share. */
-export function effectivePolicy(tenant: Tenant | null): SharePolicy {
+function effectivePolicy(tenant: Tenant | null): SharePolicy {
   const out = {} as SharePolicy;
   for (const type of ["SPECIFIC_USERS", "ORG_LINK", "PUBLIC_LINK"] as ShareType[]) {
     const p = tenant?.sharePolicy?.[type] ?? { allowed: false, maxPermissions: [] };
@@ -210,8 +210,8 @@ export async function getShare(kv: Deno.Kv, shareSeq: number): Promise<Share | n
   return (await kv.get<Share>(shareKey(shareSeq))).value;
 }
 
-export async function shareOfResource(kv: Deno.Kv, rs: number): Promise<Share | null> {
-  const seq = (await kv.get<number>(shareByResKey(rs))).value;
+export async function shareOfResource(kv: Deno.Kv, resourceSeq: number): Promise<Share | null> {
+  const seq = (await kv.get<number>(shareByResKey(resourceSeq))).value;
   return seq === null ? null : getShare(kv, seq);
 }
 
@@ -240,11 +240,11 @@ export async function hierarchyTypes(
   if (resource.type !== "FOLDER") return types;
   // parent pointers seen so far; the resource's own ancestors are known not to be below it.
   const parentOf = new Map<number, number | null>(path.map((r) => [r.rs, r.parentRs]));
-  const isBelow = async (rs: number): Promise<boolean> => {
-    let cur: number | null = rs;
+  const isBelow = async (resourceSeq: number): Promise<boolean> => {
+    let cur: number | null = resourceSeq;
     for (let depth = 0; cur !== null && depth < 80; depth++) {
-      if (cur === resource.rs) return rs !== resource.rs;
-      if (cur !== rs && path.some((p) => p.rs === cur)) return false;
+      if (cur === resource.rs) return resourceSeq !== resource.rs;
+      if (cur !== resourceSeq && path.some((p) => p.rs === cur)) return false;
       let parent = parentOf.get(cur);
       if (parent === undefined) {
         parent = (await getResource(kv, cur))?.parentRs ?? null;

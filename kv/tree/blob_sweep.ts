@@ -15,12 +15,12 @@
  */
 import { clearAbandonedWrites } from "../../blobs/store.ts";
 import type { Deps } from "../deps.ts";
-import { iterateReferencedBlobIds } from "./resources.ts";
+import { iterateReferencedBlobIds } from "./content_versions.ts";
 
 /** Far longer than any upload or save takes between writing its bytes and committing them. */
 export const DEFAULT_SWEEP_MIN_AGE_MS = 24 * 60 * 60 * 1000;
 
-export interface BlobSweepResult {
+interface BlobSweepResult {
   dryRun: boolean;
   /** Blobs in the store. */
   blobs: number;

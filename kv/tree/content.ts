@@ -24,15 +24,9 @@ import {
   readLiveEntries,
   requireFolderEntry,
 } from "./placement.ts";
-import {
-  type ContentVersion,
-  deleteVersion,
-  getResourceEntry,
-  type Resource,
-  validateName,
-  writeResource,
-  writeVersion,
-} from "./resources.ts";
+import { type ContentVersion, deleteVersion, writeVersion } from "./content_versions.ts";
+import { getResourceEntry, type Resource, writeResource } from "./resources.ts";
+import { validateName } from "./names.ts";
 import { chargeUsage, readUsageEntry } from "./usage.ts";
 
 type Body = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
@@ -124,7 +118,7 @@ async function acceptContent(d: Deps, src: ContentSource, room: number): Promise
   });
 }
 
-export interface StoreFileInput extends ContentSource {
+interface StoreFileInput extends ContentSource {
   ownerSeq: number;
   parentRs: number | null;
   name: string;
@@ -216,7 +210,7 @@ type FileCommit =
  */
 async function commitNewFile(d: Deps, input: FileCommit, callerOwned = false): Promise<Resource> {
   const { owner, blob } = input;
-  const rs = await d.ids.next("resource");
+  const resourceSeq = await d.ids.next("resource");
   return withBlob(d, blob, () =>
     commitWithRetry(async () => {
       const [parent, usage] = await Promise.all([
@@ -224,7 +218,7 @@ async function commitNewFile(d: Deps, input: FileCommit, callerOwned = false): P
         readUsageEntry(d.kv, owner.userSeq),
       ]);
       const file = newResource({
-        rs,
+        rs: resourceSeq,
         ownerSeq: owner.userSeq,
         tenantId: owner.tenantId,
         parentRs: input.parentRs,
@@ -254,7 +248,7 @@ function versionRecord(file: Resource, blob: BlobInfo, reason: string): ContentV
   };
 }
 
-export interface PutContentInput extends ContentSource {
+interface PutContentInput extends ContentSource {
   rs: number;
   /** version: keep the previous content as an older version; overwrite: replace it. */
   mode: "version" | "overwrite";

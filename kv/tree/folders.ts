@@ -23,9 +23,9 @@ import {
   nameIndexKey,
   type Resource,
   rsOfIndexValue,
-  validateName,
   writeResource,
 } from "./resources.ts";
+import { validateName } from "./names.ts";
 
 export async function createFolder(
   d: Deps,
@@ -52,7 +52,7 @@ export async function createFolder(
       fail("RESOURCE_014", `Folders may nest at most ${MAX_DEPTH} deep`, "pfs");
     }
   }
-  const rs = await d.ids.next("resource");
+  const resourceSeq = await d.ids.next("resource");
   let known = knownSlot(input);
   return commitWithRetry(async () => {
     const read = known ?? await readCreateSlot(d.kv, input.ownerSeq, input.parentRs, name);
@@ -65,7 +65,7 @@ export async function createFolder(
         : await pickName(d.kv, input.ownerSeq, input.parentRs, name, "fail");
     }
     const folder = newResource({
-      rs,
+      rs: resourceSeq,
       ownerSeq: read.owner.userSeq,
       tenantId: read.owner.tenantId,
       parentRs: input.parentRs,

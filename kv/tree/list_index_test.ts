@@ -10,14 +10,9 @@ import { domainTest, newFile, newFolder, newUser, trash } from "../testing.ts";
 import { putContent } from "./content.ts";
 import { createFolder } from "./folders.ts";
 import { moveFileToDrive, moveResource, renameResource } from "./moves.ts";
-import {
-  findChildByName,
-  iterateChildren,
-  listChildren,
-  listResourcesOwnedBy,
-  nameKeyOf,
-  type Resource,
-} from "./resources.ts";
+import { findChildByName, listResourcesOwnedBy, type Resource } from "./resources.ts";
+import { iterateChildren, listChildren } from "./listing.ts";
+import { nameKeyOf } from "./names.ts";
 import { purgeTrashed, restoreTrashed } from "./trash.ts";
 
 /** Every index entry of `ownerSeq`'s drive, as key JSON → stored value. */

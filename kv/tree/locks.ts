@@ -31,7 +31,7 @@ export interface Lock {
 
 /**
  * Changes whenever a lock is taken on one of the owner's documents. Folder operations check it
- * in their commit (see readFolderLockGuard), so a lock taken meanwhile sends them round again.
+ * in their commit (see readFolderLockGuard, kv/tree/folder_lock_guard.ts), so a lock taken meanwhile sends them round again.
  */
 /**
  * The documents of one owner that were locked, so a folder change reads that owner's locks
@@ -40,8 +40,8 @@ export interface Lock {
  */
 
 /** Adds to `op` the removal of a document's lock and its owner index entry (a purged file). */
-export function dropLock(op: Deno.AtomicOperation, ownerSeq: number, rs: number) {
-  op.delete(lockKey(rs)).delete(ownerLockKey(ownerSeq, rs));
+export function dropLock(op: Deno.AtomicOperation, ownerSeq: number, resourceSeq: number) {
+  op.delete(lockKey(resourceSeq)).delete(ownerLockKey(ownerSeq, resourceSeq));
 }
 
 /** Adds to `op` removing a deleted owner's lock stamp (their documents are all gone). */
@@ -54,14 +54,14 @@ export function isLive(lock: Lock | null, now = Date.now()): lock is Lock {
 }
 
 /** The live lock of a document, or null. */
-export async function getLock(kv: Pick<Deno.Kv, "get">, rs: number): Promise<Lock | null> {
-  const entry = await kv.get<Lock>(lockKey(rs));
+export async function getLock(kv: Pick<Deno.Kv, "get">, resourceSeq: number): Promise<Lock | null> {
+  const entry = await kv.get<Lock>(lockKey(resourceSeq));
   return isLive(entry.value) ? entry.value : null;
 }
 
 /** The live locks of many documents, in order (null where a document has none). */
 export async function getLocks(kv: Deno.Kv, rss: number[]): Promise<(Lock | null)[]> {
-  const locks = await getManyValues<Lock>(kv, rss.map((rs) => lockKey(rs)));
+  const locks = await getManyValues<Lock>(kv, rss.map((resourceSeq) => lockKey(resourceSeq)));
   return locks.map((lock) => isLive(lock) ? lock : null);
 }
 
@@ -85,7 +85,7 @@ export async function liveLocksAmong(
     indexed.push(e.key[2] as number);
   }
   if (indexed.length > wanted.size) indexed = [...wanted];
-  const among = indexed.filter((rs) => wanted.has(rs));
+  const among = indexed.filter((resourceSeq) => wanted.has(resourceSeq));
   const locks = await getLocks(kv, among);
   const out = new Map<number, Lock>();
   for (const [i, lock] of locks.entries()) if (lock) out.set(among[i], lock);
@@ -96,8 +96,8 @@ export async function liveLocksAmong(
  * Reads the lock entry for use inside another atomic write: the caller adds
  * `op.check(entry)` so that a lock taken concurrently fails its commit.
  */
-export async function lockEntryFor(kv: Deno.Kv, rs: number) {
-  return await kv.get<Lock>(lockKey(rs));
+export async function lockEntryFor(kv: Deno.Kv, resourceSeq: number) {
+  return await kv.get<Lock>(lockKey(resourceSeq));
 }
 
 /**
@@ -172,15 +172,15 @@ export function acquireLock(
  */
 export function renewLock(
   kv: Deno.Kv,
-  rs: number,
+  resourceSeq: number,
   owner: string,
   ttlMs: number,
 ): Promise<Lock | null> {
   return commitWithRetry(async () => {
-    const cur = await kv.get<Lock>(lockKey(rs));
+    const cur = await kv.get<Lock>(lockKey(resourceSeq));
     if (!isLive(cur.value) || cur.value.owner !== owner) return null;
     const lock: Lock = { ...cur.value, expiresAt: Date.now() + ttlMs };
-    const op = kv.atomic().check(cur).set(lockKey(rs), lock);
+    const op = kv.atomic().check(cur).set(lockKey(resourceSeq), lock);
     return (await commit(op)) === true ? lock : CONFLICT;
   });
 }
@@ -189,15 +189,15 @@ export function renewLock(
  * Releases the lock held by `owner`. No live lock: succeeds. Another owner: RESOURCE_010 and
  * the lock is kept (there is no force-unlock here; see forceReleaseLock).
  */
-export function releaseLock(kv: Deno.Kv, rs: number, owner: string): Promise<void> {
+export function releaseLock(kv: Deno.Kv, resourceSeq: number, owner: string): Promise<void> {
   return commitWithRetry(async () => {
-    const cur = await kv.get<Lock>(lockKey(rs));
+    const cur = await kv.get<Lock>(lockKey(resourceSeq));
     if (!isLive(cur.value)) {
       if (cur.value) await releaseExpiredLock(kv, cur as Deno.KvEntry<Lock>);
       return;
     }
     assertNotLockedByOther(cur.value, owner);
-    const op = kv.atomic().check(cur).delete(lockKey(rs));
+    const op = kv.atomic().check(cur).delete(lockKey(resourceSeq));
     await appendUnlockEvent(kv, op, cur.value, "released");
     return (await commit(op)) === true ? undefined : CONFLICT;
   });
@@ -212,15 +212,15 @@ export interface LockRelease {
 /** Administrator's release of any lock, recorded under lock_release (kv/keys.ts). */
 export function forceReleaseLock(
   kv: Deno.Kv,
-  rs: number,
+  resourceSeq: number,
   releasedBy: string,
 ): Promise<LockRelease | null> {
   return commitWithRetry(async () => {
-    const cur = await kv.get<Lock>(lockKey(rs));
+    const cur = await kv.get<Lock>(lockKey(resourceSeq));
     if (!isLive(cur.value)) return null;
     const record: LockRelease = { lock: cur.value, releasedBy, releasedAt: Date.now() };
-    const op = kv.atomic().check(cur).delete(lockKey(rs)).set(
-      lockReleaseKey(record.releasedAt, rs),
+    const op = kv.atomic().check(cur).delete(lockKey(resourceSeq)).set(
+      lockReleaseKey(record.releasedAt, resourceSeq),
       record,
     );
     await appendUnlockEvent(kv, op, cur.value, "admin", releasedBy);
@@ -238,36 +238,11 @@ export async function listLocks(kv: Deno.Kv): Promise<Lock[]> {
 }
 
 /**
- * Guards renaming, moving or trashing a folder: an editor holding a lock on a document inside
- * keeps writing back to that document's path, so the folder must stay put (RESOURCE_010, like
- * the document itself). Returns the owner's lock stamp entry for the caller to check in its
- * commit, which makes a lock taken between this read and that commit retry the operation.
- * Reads the folder owner's locks through their index and walks each one's ancestors, memoized.
+ * Removes an owner index entry whose lock is gone (kv/tree/folder_lock_guard.ts meets them). Fails
+ * harmlessly when the document was locked again meanwhile, since that rewrites the entry.
  */
-export async function readFolderLockGuard(
-  kv: Deno.Kv,
-  folder: Resource,
-  owner: LockOwner,
-): Promise<Deno.KvEntryMaybe<number>> {
-  const stamp = await kv.get<number>(lockStampKey(folder.ownerSeq));
-  const mayWrite = typeof owner === "function" ? owner : (l: Lock) => l.owner === owner;
-  const indexed: Deno.KvEntry<true>[] = [];
-  for await (const e of kv.list<true>({ prefix: ownerLockKey(folder.ownerSeq) })) {
-    indexed.push(e);
-  }
-  const locks = await getLocks(kv, indexed.map((e) => e.key[2] as number));
-  const inside = new Map<number, boolean>([[folder.rs, true]]);
-  for (const [i, lock] of locks.entries()) {
-    if (!lock) {
-      // Fails harmlessly when the document was locked again meanwhile (that rewrites the entry).
-      await kv.atomic().check(indexed[i]).delete(indexed[i].key).commit();
-      continue;
-    }
-    if (!mayWrite(lock) && await isInside(kv, lock.rs, folder, inside)) {
-      fail("RESOURCE_010", `Folder ${folder.rs} holds a document locked by ${lock.holder}`);
-    }
-  }
-  return stamp;
+export async function dropStaleOwnerEntry(kv: Deno.Kv, entry: Deno.KvEntry<true>): Promise<void> {
+  await kv.atomic().check(entry).delete(entry.key).commit();
 }
 
 /**
@@ -295,31 +270,6 @@ async function readAncestorEntries(kv: Deno.Kv, r: Resource) {
     next = entry.value?.parentRs ?? null;
   }
   return out;
-}
-
-/** Whether `rs` is below `folder`, walking parents and remembering every answer on the way. */
-async function isInside(
-  kv: Deno.Kv,
-  rs: number,
-  folder: Resource,
-  inside: Map<number, boolean>,
-): Promise<boolean> {
-  const walked: number[] = [];
-  let cur: number | null = rs;
-  let answer = false;
-  for (let depth = 0; cur !== null && depth <= MAX_DEPTH + 1; depth++) {
-    const known = inside.get(cur);
-    if (known !== undefined) {
-      answer = known;
-      break;
-    }
-    walked.push(cur);
-    const r: Resource | null = (await getResourceEntry(kv, cur)).value;
-    if (!r || r.ownerSeq !== folder.ownerSeq) break;
-    cur = r.parentRs;
-  }
-  for (const w of walked) inside.set(w, answer);
-  return answer;
 }
 
 export async function listLockReleases(kv: Deno.Kv, limit = 100): Promise<LockRelease[]> {
@@ -351,7 +301,7 @@ export async function releaseAdapterLocks(kv: Deno.Kv, adapter: string): Promise
 }
 
 /** Why a lock ended, in its `unlocked` event's `detail.reason`. */
-export type UnlockReason = "released" | "admin" | "adapter_removed" | "expired";
+type UnlockReason = "released" | "admin" | "adapter_removed" | "expired";
 
 /** Adds to `op` a lock event of `resource` (kv/events/log.ts). */
 function appendLockEvent(

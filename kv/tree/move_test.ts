@@ -13,11 +13,11 @@ import type { OnNameConflict } from "./placement.ts";
 import {
   findChildByName,
   getResource,
-  iterateSubtree,
   listResourcesOwnedBy,
   MAX_DEPTH,
   type Resource,
 } from "./resources.ts";
+import { iterateSubtree } from "./listing.ts";
 
 function move(
   d: Deps,

@@ -19,14 +19,14 @@ import {
 } from "./placement.ts";
 import {
   getResourceEntry,
-  iterateChildren,
-  listVersions,
   loadPath,
   MAX_DEPTH,
   type Resource,
-  validateName,
   writeResource,
 } from "./resources.ts";
+import { iterateChildren } from "./listing.ts";
+import { listVersions } from "./content_versions.ts";
+import { validateName } from "./names.ts";
 import { chargeUsage, readUsageEntry } from "./usage.ts";
 
 /** Renames in place. NONE rejects a taken name (RESOURCE_003); AUTO picks "name (n)". */

@@ -12,7 +12,8 @@ import type { BlobInfo } from "../../blobs/store.ts";
 import type { Deps } from "../deps.ts";
 import { type ErrorCode, fail } from "../errors.ts";
 import { mimeOf } from "../../lib/mime.ts";
-import { type Lock, lockEntryFor, type LockOwner, readFolderLockGuard } from "./locks.ts";
+import { type Lock, lockEntryFor, type LockOwner } from "./locks.ts";
+import { readFolderLockGuard } from "./folder_lock_guard.ts";
 import { freeName, getResourceEntry, nameHolder, type Resource } from "./resources.ts";
 
 /** What to do when the name is taken: pick "name (n).ext", or fail with RESOURCE_003. */
@@ -64,7 +65,7 @@ export async function pickName(
 }
 
 /** Who creates what where; `content` null makes a folder, else a file at version 1. */
-export interface NewResource {
+interface NewResource {
   rs: number;
   ownerSeq: number;
   tenantId: number;
@@ -99,7 +100,7 @@ export function newResource(r: NewResource): Resource {
 }
 
 /** A live resource's entry and its lock entry, both for the commit that changes it to check. */
-export interface LiveEntries {
+interface LiveEntries {
   cur: Deno.KvEntry<Resource>;
   lock: Deno.KvEntryMaybe<Lock>;
 }
@@ -108,15 +109,18 @@ export interface LiveEntries {
 export type NotFound = [code: ErrorCode, message: string, field?: string];
 
 /**
- * Reads resource `rs` and its lock; fails with `notFound` when the resource is missing or in the
+ * Reads resource `resourceSeq` and its lock; fails with `notFound` when the resource is missing or in the
  * trash. Whether the lock lets the caller write is the caller's check.
  */
 export async function readLiveEntries(
   d: Deps,
-  rs: number,
+  resourceSeq: number,
   notFound: NotFound,
 ): Promise<LiveEntries> {
-  const [cur, lock] = await Promise.all([getResourceEntry(d.kv, rs), lockEntryFor(d.kv, rs)]);
+  const [cur, lock] = await Promise.all([
+    getResourceEntry(d.kv, resourceSeq),
+    lockEntryFor(d.kv, resourceSeq),
+  ]);
   if (!cur.value || cur.value.trashedAt !== null) fail(...notFound);
   return { cur: cur as Deno.KvEntry<Resource>, lock };
 }

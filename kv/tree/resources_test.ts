@@ -8,16 +8,14 @@ import { DriveError } from "../errors.ts";
 import { assertFails, domainTest, newFile, newFolder, newUser, raceWinners } from "../testing.ts";
 import { createFolder } from "./folders.ts";
 import { renameResource } from "./moves.ts";
+import { findChildByName, freeName, writeResource } from "./resources.ts";
 import {
-  findChildByName,
-  freeName,
   MAX_NAME_LENGTH,
   nameCharacterProblem,
   numberedName,
   splitExtension,
   validateName,
-  writeResource,
-} from "./resources.ts";
+} from "./names.ts";
 
 /** The DriveError validateName throws for `name`, or null when it accepts it. */
 function nameError(name: string, field = "fn"): DriveError | null {

@@ -3,7 +3,7 @@
  * resource's name, [res_token, ownerSeq, token, rs] → SearchEntry, written by `writeSearchTokens`
  * inside resources.ts `writeResource`, so it changes in the same commit as every create, rename,
  * move, trash, restore and purge. A query is then a prefix scan of one owner's token range
- * (kv/tree/search.ts), whatever the size of the drive.
+ * (kv/views/search.ts), whatever the size of the drive.
  *
  * Tokens (the rule docs/api.md states):
  * - a name is cut into runs of letters, marks and digits; everything else separates;
@@ -24,7 +24,7 @@
 import { resourceKey, searchTokenKey } from "../keys.ts";
 
 /** What the index needs of a resource (a Resource has these). */
-export interface SearchIndexed {
+interface SearchIndexed {
   rs: number;
   ownerSeq: number;
   name: string;

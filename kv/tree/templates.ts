@@ -7,10 +7,10 @@
  */
 
 export const TEMPLATE_TYPES = ["word", "excel", "ppt", "note"] as const;
-export type TemplateType = typeof TEMPLATE_TYPES[number];
-export type TemplateLanguage = "ko" | "en";
+type TemplateType = typeof TEMPLATE_TYPES[number];
+type TemplateLanguage = "ko" | "en";
 
-export const TEMPLATE_NAMES: Record<TemplateLanguage, Record<TemplateType, string>> = {
+const TEMPLATE_NAMES: Record<TemplateLanguage, Record<TemplateType, string>> = {
   ko: {
     word: "새 문서.docx",
     excel: "새 스프레드시트.xlsx",
@@ -68,7 +68,7 @@ export function pickTemplateLanguage(header: string | null | undefined): Templat
 }
 
 /** A new document's starting content: its name, its byte count and its bytes. */
-export interface TemplateFile {
+interface TemplateFile {
   name: string;
   size: number;
   /**

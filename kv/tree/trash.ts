@@ -16,21 +16,20 @@ import { dropLock } from "./locks.ts";
 import {
   type ContentVersion,
   deleteVersion,
+  getVersionEntry,
+  listVersions,
+} from "./content_versions.ts";
+import {
   freeName,
   getResource,
   getResourceEntries,
   getResourceEntry,
-  getVersionEntry,
-  iterateChildren,
-  iterateSubtree,
-  listIndexPage,
-  listVersions,
   loadPath,
   MAX_DEPTH,
   type Resource,
-  trashIndexPrefix,
   writeResource,
 } from "./resources.ts";
+import { iterateChildren, iterateSubtree, listIndexPage, trashIndexPrefix } from "./listing.ts";
 import { searchKeyCount } from "./search_index.ts";
 import { chargeUsage, readUsageEntry } from "./usage.ts";
 
@@ -45,9 +44,9 @@ const PURGE_MAX_PASSES = 5;
  */
 const PER_RESOURCE_MUTATIONS = 8;
 
-/** Adds to `op` removing the purge marker of `rs` (a resource deleted by other means). */
-export function dropPurgeMarker(op: Deno.AtomicOperation, rs: number) {
-  op.delete(purgeMarkerKey(rs));
+/** Adds to `op` removing the purge marker of `resourceSeq` (a resource deleted by other means). */
+export function dropPurgeMarker(op: Deno.AtomicOperation, resourceSeq: number) {
+  op.delete(purgeMarkerKey(resourceSeq));
 }
 
 /**
@@ -73,20 +72,20 @@ export function dropResource(
 }
 
 /**
- * Adds to `op` deleting `versions` of `rs`, each checked (how a file with more versions than one
+ * Adds to `op` deleting `versions` of `resourceSeq`, each checked (how a file with more versions than one
  * commit takes sheds them over several); adds their blobs to `blobIds`. Returns the bytes freed.
  */
 export async function shedVersions(
   kv: Deno.Kv,
   op: Deno.AtomicOperation,
-  rs: number,
+  resourceSeq: number,
   versions: ContentVersion[],
   blobIds: string[],
 ): Promise<number> {
   let freed = 0;
   for (const v of versions) {
-    const entry = await getVersionEntry(kv, rs, v.version);
-    deleteVersion(op, rs, v.version, entry.versionstamp);
+    const entry = await getVersionEntry(kv, resourceSeq, v.version);
+    deleteVersion(op, resourceSeq, v.version, entry.versionstamp);
     freed += v.size;
     blobIds.push(v.blobId);
   }
@@ -112,10 +111,15 @@ export function listTrash(
 }
 
 /** The item, when it is a top-level item of `ownerSeq`'s trash; RESOURCE_019 otherwise. */
-function requireTrashed(r: Resource | null, rs: number, ownerSeq: number): Resource {
-  if (!r || r.ownerSeq !== ownerSeq) fail("RESOURCE_019", `Resource ${rs} is not in your trash`);
+function requireTrashed(r: Resource | null, resourceSeq: number, ownerSeq: number): Resource {
+  if (!r || r.ownerSeq !== ownerSeq) {
+    fail("RESOURCE_019", `Resource ${resourceSeq} is not in your trash`);
+  }
   if (r.trashedAt === null) {
-    fail("RESOURCE_019", `Resource ${rs} is not itself in the trash (restore the trashed folder)`);
+    fail(
+      "RESOURCE_019",
+      `Resource ${resourceSeq} is not itself in the trash (restore the trashed folder)`,
+    );
   }
   return r;
 }

@@ -51,7 +51,7 @@ export class UploadHashes {
   }
 }
 
-export interface AppendInput {
+interface AppendInput {
   id: string;
   userSeq: number;
   /** Upload-Offset: must be the upload's offset. */
@@ -74,7 +74,7 @@ export interface AppendInput {
   ): Promise<Resource>;
 }
 
-export interface AppendResult {
+interface AppendResult {
   upload: Upload;
   /** The file this request completed, if it did. */
   file: Resource | null;

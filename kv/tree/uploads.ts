@@ -17,7 +17,7 @@ import { type ErrorCode, fail } from "../errors.ts";
 import { uploadExpiryKey, uploadKey } from "../keys.ts";
 
 /** How long a claim holds without renewal: a PATCH whose process died blocks for this long. */
-export const CLAIM_MS = 30_000;
+const CLAIM_MS = 30_000;
 /** A PATCH renews its claim this often. */
 const CLAIM_RENEW_MS = 10_000;
 /** A writer stops this long before its claim would lapse (other processes' clocks differ). */
@@ -33,7 +33,7 @@ export interface UploadTarget {
   filename: string | null;
 }
 
-export type UploadState = "uploading" | "completed" | "failed";
+type UploadState = "uploading" | "completed" | "failed";
 
 export interface Upload {
   id: string;
@@ -244,9 +244,4 @@ export function recordCompletion(
   op.check(cur).set(cur.key, done).delete(uploadExpiryKey(cur.value.expiresAt, cur.value.id))
     .set(uploadExpiryKey(expiresAt, cur.value.id), true);
   return done;
-}
-
-/** Reads an upload once more after a change (the answer of a completed PATCH). */
-export async function reloadUpload(d: Deps, id: string): Promise<Upload | null> {
-  return (await d.kv.get<Upload>(uploadKey(id))).value;
 }

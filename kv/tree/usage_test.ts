@@ -151,11 +151,16 @@ domainTest(
   },
 );
 
+/** Two users in tenants of their own: alice with a 1000-byte quota, bob with 500. */
+async function aliceAndBob(d: Deps) {
+  const alice = await newUser(d, "alice", { quotaBytes: 1000 });
+  return { alice, bob: await newUser(d, "bob", { quotaBytes: 500 }) };
+}
+
 domainTest(
   "a copy is charged to the destination user and refused when it does not fit",
   async (d) => {
-    const alice = await newUser(d, "alice", { quotaBytes: 1000 });
-    const bob = await newUser(d, "bob", { quotaBytes: 500 });
+    const { alice, bob } = await aliceAndBob(d);
     const file = await newFile(d, alice, "a.bin", bytes(400));
     const copy = (destOwnerSeq: number) =>
       copyFile(d, { rs: file.rs, destOwnerSeq, destParentRs: null, actorSeq: destOwnerSeq });
@@ -173,8 +178,7 @@ domainTest(
 domainTest(
   "a move to another drive carries every version's bytes, refused when they do not fit",
   async (d) => {
-    const alice = await newUser(d, "alice", { quotaBytes: 1000 });
-    const bob = await newUser(d, "bob", { quotaBytes: 500 });
+    const { alice, bob } = await aliceAndBob(d);
     const file = await newFile(d, alice, "a.bin", bytes(300));
     await putBytes(d, alice, file.rs, "version", bytes(250, 2));
     const move = () =>

@@ -13,30 +13,24 @@ import { fail } from "../errors.ts";
 import { requireUser } from "../identity/users.ts";
 import { freeQuota, putContent } from "./content.ts";
 import { assertNotLockedByOther, getLock } from "./locks.ts";
-import {
-  type ContentVersion,
-  deleteVersion,
-  getResourceEntry,
-  getVersionEntry,
-  type Resource,
-  writeResource,
-} from "./resources.ts";
+import { type ContentVersion, deleteVersion, getVersionEntry } from "./content_versions.ts";
+import { getResourceEntry, type Resource, writeResource } from "./resources.ts";
 import { chargeUsage, readUsageEntry } from "./usage.ts";
 
-const noVersion = (rs: number, version: number): never =>
-  fail("VERSION_001", `File ${rs} has no stored version ${version}`, "version");
+const noVersion = (resourceSeq: number, version: number): never =>
+  fail("VERSION_001", `File ${resourceSeq} has no stored version ${version}`, "version");
 
-/** Stored version `version` of file `rs`, or VERSION_001. */
+/** Stored version `version` of file `resourceSeq`, or VERSION_001. */
 export async function requireVersion(
   kv: Deno.Kv,
-  rs: number,
+  resourceSeq: number,
   version: number,
 ): Promise<ContentVersion> {
-  return (await getVersionEntry(kv, rs, version)).value ?? noVersion(rs, version);
+  return (await getVersionEntry(kv, resourceSeq, version)).value ?? noVersion(resourceSeq, version);
 }
 
 /**
- * Makes version `version` of file `rs` its new current content (a new version number; every
+ * Makes version `version` of file `resourceSeq` its new current content (a new version number; every
  * version stays). Its bytes are copied first, so the quota is charged for them like an upload;
  * refused (RESOURCE_010) while a lock is held, like an upload with st=version.
  */
@@ -82,7 +76,7 @@ export async function restoreVersion(
 }
 
 /**
- * Deletes stored version `version` of file `rs`: its record and usage in one commit, then its
+ * Deletes stored version `version` of file `resourceSeq`: its record and usage in one commit, then its
  * bytes. The current version cannot be deleted (VERSION_002). A lock does not stop it: a lock
  * guards the current content, which this never changes.
  */

@@ -19,7 +19,8 @@ import {
   trash,
 } from "../testing.ts";
 import { moveFileToDrive } from "./moves.ts";
-import { getResourceEntry, listVersions, type Resource } from "./resources.ts";
+import { getResourceEntry, type Resource } from "./resources.ts";
+import { listVersions } from "./content_versions.ts";
 import { purgeTrashed } from "./trash.ts";
 import { getUsage } from "./usage.ts";
 import { removeVersion, restoreVersion } from "./versions.ts";

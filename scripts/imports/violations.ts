@@ -1,12 +1,15 @@
 /**
  * The rules of scripts/imports/rules.ts applied to an import graph (pure): cycles, imports up the
- * layers, route modules importing each other, crossings between separate edge areas, browser code
- * importing server values, layers importing tools, and files no rule places.
+ * layers, imports against the folder order of an area, route modules importing each other,
+ * crossings between separate edge areas, browser code importing server values, layers importing
+ * tools, and files no rule places.
  */
 import type { ImportGraph } from "./graph.ts";
 import {
   BROWSER_CODE_GLOB,
+  BROWSER_SHARED,
   EDGE_AREA_ALLOWED,
+  FOLDER_ORDERS,
   LAYER_ORDER,
   NOT_BROWSER_CODE,
   NOT_ROUTE_MODULES,
@@ -16,7 +19,15 @@ import {
   SEPARATE_EDGE_AREAS,
 } from "./rules.ts";
 
-export type ViolationKind = "cycle" | "upward" | "route" | "edge" | "browser" | "tool" | "unplaced";
+export type ViolationKind =
+  | "cycle"
+  | "upward"
+  | "folder"
+  | "route"
+  | "edge"
+  | "browser"
+  | "tool"
+  | "unplaced";
 
 export interface Violation {
   kind: ViolationKind;
@@ -70,6 +81,31 @@ function edgeArea(path: string): string | undefined {
   return SEPARATE_EDGE_AREAS.find((area) => path.startsWith(area));
 }
 
+/** The area of FOLDER_ORDERS a path sits in and its top folder there, when it is in a folder. */
+function areaFolder(path: string): { area: string; folder: string; tier?: number } | undefined {
+  const order = FOLDER_ORDERS.find(({ area }) => path.startsWith(area));
+  const slash = order ? path.indexOf("/", order.area.length) : -1;
+  if (!order || slash < 0) return undefined;
+  const folder = path.slice(order.area.length, slash);
+  const tier = order.tiers.findIndex((names) => names.includes(folder));
+  return { area: order.area, folder, tier: tier < 0 ? undefined : tier };
+}
+
+/** Why an import between two folders of one area runs against its order, or null. */
+function folderOrderProblem(from: string, to: string): string | null {
+  const a = areaFolder(from);
+  const b = areaFolder(to);
+  if (!a || !b || a.area !== b.area || a.folder === b.folder) return null;
+  if (a.tier === undefined || b.tier === undefined) return null; // reported as unranked
+  const names = `${a.area}${a.folder} → ${b.area}${b.folder}`;
+  if (a.tier === b.tier) {
+    return `${names}: siblings in the folder order of ${a.area} (share code through a lower ` +
+      `folder)`;
+  }
+  if (b.tier < a.tier) return `${names} runs up the folder order of ${a.area}`;
+  return null;
+}
+
 /** Every violation in the graph: cycles first, then import rules in path order. */
 export function findViolations(graph: ImportGraph): Violation[] {
   const violations = findCycles(graph).map(({ path, alsoInCycle }): Violation => ({
@@ -81,11 +117,23 @@ export function findViolations(graph: ImportGraph): Violation[] {
   const noteUnplaced = (path: string) => {
     if (placementOf(path) === undefined) unplaced.add(path);
   };
-  for (const file of graph.files) noteUnplaced(file);
+  const unranked = new Map<string, string>();
+  const noteUnranked = (path: string) => {
+    const place = areaFolder(path);
+    if (place && place.tier === undefined && placementOf(path) !== "tools") {
+      unranked.set(`${place.area}${place.folder}/`, place.area);
+    }
+  };
+  for (const file of graph.files) {
+    noteUnplaced(file);
+    noteUnranked(file);
+  }
   const edges = [...graph.imports].sort((a, b) => compare(a.from, b.from) || compare(a.to, b.to));
   for (const { from, to, typeOnly } of edges) {
     noteUnplaced(from);
     noteUnplaced(to);
+    noteUnranked(from);
+    noteUnranked(to);
     const fromPlace = placementOf(from);
     const toPlace = placementOf(to);
     if (fromPlace === undefined || toPlace === undefined || fromPlace === "tools") continue;
@@ -103,6 +151,14 @@ export function findViolations(graph: ImportGraph): Violation[] {
         line: `upward: ${from} imports ${to} (${fromPlace} → ${toPlace})`,
       });
     }
+    const folderProblem = folderOrderProblem(from, to);
+    if (folderProblem) {
+      violations.push({
+        kind: "folder",
+        line: `folder: ${from} imports ${to} (${folderProblem}; see FOLDER_ORDERS in ` +
+          `scripts/imports/rules.ts)`,
+      });
+    }
     if (isRouteModule(from) && isRouteModule(to)) {
       violations.push({ kind: "route", line: `route: ${from} imports ${to}` });
     }
@@ -118,7 +174,10 @@ export function findViolations(graph: ImportGraph): Violation[] {
           `share code through the domain or lib/, or list the import in EDGE_AREA_ALLOWED)`,
       });
     }
-    if (isBrowserCode(from) && !matchesGlob(to, BROWSER_CODE_GLOB) && !typeOnly) {
+    if (
+      isBrowserCode(from) && !matchesGlob(to, BROWSER_CODE_GLOB) && !typeOnly &&
+      !BROWSER_SHARED.some((shared) => shared.path === to)
+    ) {
       violations.push({
         kind: "browser",
         line: `browser: ${from} imports ${to} as a value (browser code may import code outside ` +
@@ -131,6 +190,13 @@ export function findViolations(graph: ImportGraph): Violation[] {
       kind: "unplaced",
       line: `unplaced: ${path} matches no layer (add it to PLACEMENT_RULES in ` +
         `scripts/imports/rules.ts)`,
+    });
+  }
+  for (const [folder, area] of [...unranked].sort(([a], [b]) => compare(a, b))) {
+    violations.push({
+      kind: "folder",
+      line: `folder: ${folder} has no tier in the folder order of ${area} (add it to ` +
+        `FOLDER_ORDERS in scripts/imports/rules.ts)`,
     });
   }
   return violations;

@@ -7,14 +7,14 @@
  */
 import assert from "node:assert/strict";
 import { BlobNotFoundError, type BlobStore } from "../../blobs/store.ts";
-import type { WriterLease } from "../../blobs/leases.ts";
-import { blobStoreKeys } from "../../kv/keys.ts";
-import { getResource, listVersions } from "../../kv/tree/resources.ts";
+import { getResource } from "../../kv/tree/resources.ts";
+import { listVersions } from "../../kv/tree/content_versions.ts";
 import { forEachBlobStore, startTestServer, type TestServer } from "../helpers/server.ts";
 import { ADMIN_TOKEN, AdminClient } from "../helpers/admin.ts";
 import { newApiUser } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
 import { startMain } from "../helpers/process.ts";
+import { outliveWriterLease, until, untilValue } from "../helpers/wait.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -226,39 +226,6 @@ async function unfinishedWrites(server: TestServer): Promise<number> {
   return n;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const got = await probe();
-    if (got !== null) return got;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-/**
- * Waits until the one writer lease in `server`'s KV has been renewed more than one whole lease
- * period past the end of the lease it held when first seen: the write has then stalled far
- * longer than its lease reaches, measured by its writer's own renewals rather than by a fixed
- * sleep (which a slow machine can make too short, or a late renewal timer make look like a
- * dead writer).
- */
-async function outliveLease(server: TestServer): Promise<void> {
-  const lease = async () => {
-    const all = await Array.fromAsync(
-      server.kv.list<WriterLease>({ prefix: blobStoreKeys.lease() }),
-    );
-    assert.equal(all.length, 1, "one writer");
-    return all[0].value;
-  };
-  const first = await lease();
-  const period = first.expiresAt - first.renewedAt;
-  await until(
-    "the writer to renew its lease a period past its first one",
-    async () => (await lease()).renewedAt > first.expiresAt + period ? true : null,
-  );
-}
-
 async function sweep(server: TestServer, body: unknown) {
   const res = await server.admin.call("POST", "/blobs/sweep", body);
   assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -286,7 +253,7 @@ for (const blobStore of ["fs", "kv"] as const) {
         const upload = stalledUpload(doomed.url, alice.apiKey, "big.bin", testBytes(4 * MiB, 5));
         await until(
           "the upload's first bytes to be stored",
-          async () => (await unfinishedWrites(server)) > 0 ? true : null,
+          async () => (await unfinishedWrites(server)) > 0,
         );
         await doomed.kill();
         await upload.abandon();
@@ -294,7 +261,7 @@ for (const blobStore of ["fs", "kv"] as const) {
         // Its lease was renewed moments ago: as far as anyone can tell, a live write.
         assert.equal((await sweep(server, { dryRun: true })).abandonedWrites, 0);
         // Seconds later the lease has lapsed: the dry run reports the write...
-        const dry = await until("the dry run to report the killed write", async () => {
+        const dry = await untilValue("the dry run to report the killed write", async () => {
           const body = await sweep(server, { dryRun: true });
           return body.abandonedWrites > 0 ? body : null;
         });
@@ -333,9 +300,9 @@ for (const blobStore of ["fs", "kv"] as const) {
         upload = stalledUpload(b.url, alice.apiKey, "slow.bin", bytes);
         await until(
           "the upload's first bytes to be stored",
-          async () => (await unfinishedWrites(a)) > 0 ? true : null,
+          async () => (await unfinishedWrites(a)) > 0,
         );
-        await outliveLease(a);
+        await outliveWriterLease(a.kv);
         const dry = await sweep(a, { dryRun: true });
         const run = await sweep(a, {});
         assert.equal(dry.abandonedWrites, 0, JSON.stringify(dry));

@@ -63,7 +63,11 @@ Deno.test("CLI identities: create and list; disabling a key, user or tenant stop
     const keys = (await expectCli(env, 0, "keys", "list", "--user", String(user.userSeq), "--json"))
       .json();
     assert.deepEqual(keys.items.map((k: { keyId: string }) => k.keyId), [key.keyId]);
-    assert.ok(!JSON.stringify(keys).includes(key.apiKey.split("_")[2]), "a listing shows a secret");
+    // drv_<keyId>_<secret>, where the secret may itself hold "_" (a split would keep a fragment
+    // short enough to turn up anywhere).
+    const secret = key.apiKey.slice(`drv_${key.keyId}_`.length);
+    assert.equal(secret.length, 43);
+    assert.ok(!JSON.stringify(keys).includes(secret), "a listing shows a secret");
     const table = (await expectCli(env, 0, "users", "list")).stdout;
     assert.match(table, /carol@example\.com\s+enabled/);
     assert.equal((await admin.call("GET", `/users/${user.userSeq}`)).body.accountId, "carol");
@@ -218,6 +222,48 @@ Deno.test("reset-admin-token: a running server takes the new token at once, the 
     assert.match(refused.stderr, /DRIVE_ADMIN_TOKEN/);
   } finally {
     await server.stop();
+    await Deno.remove(env.DRIVE_DATA_DIR, { recursive: true });
+  }
+});
+
+Deno.test("users create --quota takes the console's units (5GiB, 512MiB, 2.5TiB) or bytes", async () => {
+  const env = await freshEnv();
+  try {
+    const tenant = (await expectCli(env, 0, "tenants", "create", "--name", "Q", "--json")).json();
+    const create = (account: string, quota: string) =>
+      runCli(
+        env,
+        "users",
+        "create",
+        "--tenant",
+        String(tenant.id),
+        "--account",
+        account,
+        "--email",
+        `${account}@example.com`,
+        "--name",
+        account,
+        "--quota",
+        quota,
+        "--json",
+      );
+    // `--quota 5GiB` was Number("5GiB"): NaN, refused as not a number (bug 8).
+    for (
+      const [account, quota, bytes] of [
+        ["gib", "5GiB", 5 * 1024 ** 3],
+        ["mib", "512 MiB", 512 * 1024 ** 2],
+        ["tib", "2.5TiB", 2.5 * 1024 ** 4],
+        ["bytes", "1000", 1000],
+      ] as const
+    ) {
+      const run = await create(account, quota);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.json().quotaBytes, bytes, quota);
+    }
+    const bad = await create("bad", "5GB");
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /MiB, GiB, TiB/);
+  } finally {
     await Deno.remove(env.DRIVE_DATA_DIR, { recursive: true });
   }
 });

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { newApiUser } from "../helpers/api.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { readZip } from "../helpers/zip_reader.ts";
-import { listVersions, nameIndexKey } from "../../kv/tree/resources.ts";
+import { listVersions } from "../../kv/tree/content_versions.ts";
+import { nameIndexKey } from "../../kv/tree/resources.ts";
 import { resourceNameKey, usageKey, versionKey } from "../../kv/keys.ts";
 import { sha256Hex } from "../../lib/secrets.ts";
 import { type CliEnv, expectCli, freshEnv } from "./run.ts";
@@ -190,5 +191,17 @@ Deno.test("backup and restore through the CLI: a running server's data comes bac
     });
   } finally {
     await Deno.remove(target.DRIVE_DATA_DIR, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("backup --out writes a file only its owner can read: it holds secrets.key and token hashes", async () => {
+  const env = await freshEnv();
+  try {
+    const file = `${env.DRIVE_DATA_DIR}/drive.backup`;
+    await expectCli(env, 0, "backup", "--out", file);
+    // It was 0644 (world-readable) under the usual umask 022.
+    assert.equal((await Deno.stat(file)).mode! & 0o777, 0o600);
+  } finally {
+    await Deno.remove(env.DRIVE_DATA_DIR, { recursive: true });
   }
 });

@@ -7,9 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { type TestServer, withServer } from "../helpers/server.ts";
-import { newApiUser } from "../helpers/api.ts";
+import { type ApiUser, newApiUser, shareFlags } from "../helpers/api.ts";
 import { ADMIN_TOKEN } from "../helpers/admin.ts";
-import { readJson } from "../helpers/http.ts";
+import { concat, readJson } from "../helpers/http.ts";
 
 const LIMIT = 64 * 1024;
 /** Long enough for a slow CI machine, far shorter than a server reading 100 MB that never comes. */
@@ -90,13 +90,7 @@ function openChunks(bytes: Uint8Array): Uint8Array {
     const piece = bytes.subarray(off, Math.min(off + 16 * 1024, bytes.byteLength));
     parts.push(enc.encode(`${piece.byteLength.toString(16)}\r\n`), piece, enc.encode("\r\n"));
   }
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.byteLength;
-  }
-  return out;
+  return concat(parts);
 }
 
 /** A request body stream: `bytes` in 16 KiB pieces (fetch sends it chunked, no Content-Length). */
@@ -109,6 +103,20 @@ function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
       off += 16 * 1024;
     },
   });
+}
+
+/** POST /folders as `user`, framed by `framing` (length or chunked), stalled after `sent`. */
+function stalledFolderCreate(
+  server: TestServer,
+  user: ApiUser,
+  framing: [string, string],
+  sent: Uint8Array,
+) {
+  return stalledRequest(server, "POST", "/api/external/v1/folders", [
+    ["authorization", `Bearer ${user.apiKey}`],
+    ["content-type", "application/json"],
+    framing,
+  ], sent);
 }
 
 function assertTooLarge(answer: StalledAnswer | null, where: string) {
@@ -124,11 +132,12 @@ function assertTooLarge(answer: StalledAnswer | null, where: string) {
 Deno.test("drive API: a 100 MB JSON body is refused from Content-Length without being read", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const answer = await stalledRequest(server, "POST", "/api/external/v1/folders", [
-      ["authorization", `Bearer ${alice.apiKey}`],
-      ["content-type", "application/json"],
+    const answer = await stalledFolderCreate(
+      server,
+      alice,
       ["content-length", String(100 * 1024 * 1024)],
-    ], new TextEncoder().encode('{"fn":"big","pad":"'));
+      new TextEncoder().encode('{"fn":"big","pad":"'),
+    );
     assertTooLarge(answer, "POST /folders, Content-Length 100 MB");
     // Nothing was created.
     const list = await alice.call("GET", "/resources");
@@ -140,11 +149,12 @@ Deno.test("drive API: a 100 MB JSON body is refused from Content-Length without 
 Deno.test("drive API: a chunked JSON body is cut as soon as it passes 64 KiB", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const answer = await stalledRequest(server, "POST", "/api/external/v1/folders", [
-      ["authorization", `Bearer ${alice.apiKey}`],
-      ["content-type", "application/json"],
+    const answer = await stalledFolderCreate(
+      server,
+      alice,
       ["transfer-encoding", "chunked"],
-    ], openChunks(paddedFolderBody("big", LIMIT + 1)));
+      openChunks(paddedFolderBody("big", LIMIT + 1)),
+    );
     assertTooLarge(answer, "POST /folders, chunked, never finished");
   });
 });
@@ -202,11 +212,7 @@ Deno.test("admin and public link APIs: the same cap, chunked bodies cut at the l
     const share = await alice.newShare({
       rs,
       st: "PUBLIC_LINK",
-      cv: true,
-      ce: false,
-      cd: true,
-      cu: false,
-      cs: false,
+      ...shareFlags("cd"),
       password: "secret-1",
     });
     const token = new URL(share.linkUrl).pathname.split("/").pop();

@@ -4,6 +4,7 @@ import { DOWNLOAD_TOKEN_TTL_MS } from "../../kv/tree/download_tokens.ts";
 import { forEachBlobStore, withServer } from "../helpers/server.ts";
 import { newApiUser, readOnlyKeyOf } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
+import { assertErrorAnswer } from "../helpers/http.ts";
 
 const BASE = "/api/external/v1";
 
@@ -140,8 +141,7 @@ Deno.test("view: safe renditions with nosniff and a sandboxing CSP", async () =>
     const bob = await newApiUser(server, "bob");
     const rs = await alice.newFile("secret.txt", "s");
     const denied = await bob.fetch(`/files/${rs}/view`);
-    assert.equal(denied.status, 403);
-    assert.equal((await denied.json()).errorCode, "PERMISSION_002");
+    await assertErrorAnswer(denied, 403, "PERMISSION_002");
   });
 });
 
@@ -165,9 +165,7 @@ forEachBlobStore(
 
     // Access is re-checked when the link is used: a trashed file is gone.
     await alice.call("PATCH", `/files/${rs}/delete`);
-    const afterDelete = await fetch(`${server.url}${link}`);
-    assert.equal(afterDelete.status, 404);
-    assert.equal((await afterDelete.json()).errorCode, "RESOURCE_002");
+    await assertErrorAnswer(await fetch(`${server.url}${link}`), 404, "RESOURCE_002");
   },
 );
 
@@ -188,9 +186,7 @@ Deno.test("download token: unknown, malformed, expired and folder tokens fail wi
     const key = ["download_token", token];
     const rec = await server.kv.get<{ expiresAt: number }>(key);
     await server.kv.set(key, { ...rec.value!, expiresAt: Date.now() - 1 });
-    const expired = await fetch(`${server.url}${link}`);
-    assert.equal(expired.status, 404);
-    assert.equal((await expired.json()).errorCode, "RESOURCE_009");
+    await assertErrorAnswer(await fetch(`${server.url}${link}`), 404, "RESOURCE_009");
     assert.ok(DOWNLOAD_TOKEN_TTL_MS > 0);
 
     const bob = await newApiUser(server, "bob");

@@ -19,6 +19,13 @@ function rawUpload(user: ApiUser, form: { body: Uint8Array<ArrayBuffer>; content
   }).then(async (res) => ({ status: res.status, body: await res.json() }));
 }
 
+/** POST /files with a body that is not a multipart form: 415 REQUEST_003. */
+async function assertNotAForm(user: ApiUser, contentType: string, body: string) {
+  const res = await rawUpload(user, { body: new TextEncoder().encode(body), contentType });
+  assert.equal(res.status, 415);
+  assert.equal(res.body.errorCode, "REQUEST_003");
+}
+
 forEachBlobStore("upload new files; duplicate names get a copy number", async (server) => {
   const alice = await newApiUser(server, "alice");
   const bytes = testBytes(300_000);
@@ -145,13 +152,7 @@ Deno.test("upload input errors name the problem", async () => {
     );
     assert.equal(truncated.status, 400);
     assert.equal(truncated.body.errorCode, "REQUEST_006");
-    const notMultipart = await alice.fetch("/files", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: "{}",
-    });
-    assert.equal(notMultipart.status, 415);
-    assert.equal((await notMultipart.json()).errorCode, "REQUEST_003");
+    await assertNotAForm(alice, "application/json", "{}");
 
     // None of the refused uploads stored anything.
     const listing = await server.kv.get(["usage", alice.userSeq]);
@@ -221,13 +222,8 @@ Deno.test("multipart framing: trickled bodies, near-boundaries in the data, file
     );
     assert.equal(longEpilogue.body.errorCode, "REQUEST_006");
     assert.match(longEpilogue.body.message, /outside the boundaries/);
-    const noBoundaryParam = await alice.fetch("/files", {
-      method: "POST",
-      headers: { "content-type": "multipart/form-data" },
-      body: "x",
-    });
-    assert.equal(noBoundaryParam.status, 415);
-    assert.equal((await noBoundaryParam.json()).errorCode, "REQUEST_003");
+    // multipart/form-data without its boundary parameter is no form either.
+    await assertNotAForm(alice, "multipart/form-data", "x");
 
     // The reader's own limits on the parts of a form.
     const one = { name: "file", filename: "f.txt", bytes: new Uint8Array([1]) };

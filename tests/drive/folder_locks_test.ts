@@ -7,17 +7,12 @@
 import assert from "node:assert/strict";
 import { isDriveError } from "../../kv/errors.ts";
 import { moveResource, trashResource } from "../../kv/tree/moves.ts";
-import {
-  acquireLock,
-  getLock,
-  indexLocksByOwner,
-  lockEntryFor,
-  releaseLock,
-} from "../../kv/tree/locks.ts";
+import { getLock, indexLocksByOwner, lockEntryFor, releaseLock } from "../../kv/tree/locks.ts";
 import { findChildByName, getResource, getResourceEntry } from "../../kv/tree/resources.ts";
 import { withServer } from "../helpers/server.ts";
 import { type ApiUser, newApiUser } from "../helpers/api.ts";
 import { newProviderAdapter } from "../helpers/provider.ts";
+import { lockAsOffice } from "../helpers/domain.ts";
 import type { JsonResponse } from "../helpers/http.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -85,13 +80,7 @@ Deno.test("An expired editor lease no longer holds its folders", async () => {
     const alice = await newApiUser(server, "alice");
     const folder = await alice.newFolder("F");
     const doc = await alice.newFile("d.docx", "d", folder);
-    await acquireLock(server.kv, {
-      rs: doc,
-      owner: `office:${alice.userSeq}`,
-      source: "office",
-      holder: "alice",
-      ttlMs: 30,
-    });
+    await lockAsOffice(server.kv, doc, alice.userSeq, "alice", 30);
     assertLocked(await alice.call("PATCH", `/folders/${folder}/rename`, { rn: "G" }), "live");
     await new Promise((r) => setTimeout(r, 60));
     assert.equal(await getLock(server.kv, doc), null);
@@ -119,13 +108,7 @@ Deno.test("Provider: renaming a directory that holds a locked document is 409, w
     const group = (await findChildByName(server.kv, ad.userSeq, null, "Group"))!;
     const q1 = (await findChildByName(server.kv, ad.userSeq, group.rs, "Q1"))!;
     const rs = (await findChildByName(server.kv, ad.userSeq, q1.rs, "r.docx"))!.rs;
-    await acquireLock(server.kv, {
-      rs,
-      owner: `office:${ad.userSeq}`,
-      source: "office",
-      holder: "someone",
-      ttlMs: 60_000,
-    });
+    await lockAsOffice(server.kv, rs, ad.userSeq, "someone", 60_000);
     assert.equal((await c.rename(["Group", "Q1"], "Q3")).status, 409);
     await releaseLock(server.kv, rs, `office:${ad.userSeq}`);
     assert.ok((await c.rename(["Group", "Q1"], "Q3")).ok);
@@ -201,13 +184,7 @@ Deno.test("Lock against folder move and delete at every interleaving of their KV
           : moveResource(server.deps, { rs: folder, destParentRs: target, actorSeq: alice.userSeq })
       );
       const lock = roundTrips(lockFirst ? 0 : delay).then(() =>
-        acquireLock(kv, {
-          rs: doc,
-          owner: `office:${alice.userSeq}`,
-          source: "office",
-          holder: "alice",
-          ttlMs: 60_000,
-        })
+        lockAsOffice(kv, doc, alice.userSeq, "alice", 60_000)
       );
       const [changed, locked] = await Promise.allSettled([change, lock]);
       for (const r of [changed, locked]) {

@@ -4,6 +4,7 @@ import { forEachBlobStore, withServer } from "../helpers/server.ts";
 import { ApiUser, newApiUser, readOnlyKeyOf, shareFlags, uploadAs } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
 import { readZip } from "../helpers/zip_reader.ts";
+import { assertErrorAnswer } from "../helpers/http.ts";
 
 async function folderLink(user: ApiUser, rs: number, ss?: number): Promise<string> {
   const res = await user.call("GET", `/folders/${rs}/download-token${ss ? `?ss=${ss}` : ""}`);
@@ -105,16 +106,12 @@ Deno.test("folder download token: read-only keys may download; bad, expired or w
     await server.kv.set(entry.key, { ...entry.value, expiresAt: Date.now() - 1 }, {
       expireIn: DOWNLOAD_TOKEN_TTL_MS,
     });
-    const expired = await fetch(`${base}?dt=${expiring}`);
-    assert.equal(expired.status, 404);
-    assert.equal((await expired.json()).errorCode, "RESOURCE_009");
+    await assertErrorAnswer(await fetch(`${base}?dt=${expiring}`), 404, "RESOURCE_009");
 
     // Access is checked again when the link is used: a folder trashed meanwhile is gone.
     const later = await folderLink(alice, folder);
     await alice.call("PATCH", `/folders/${folder}/delete`);
-    const afterTrash = await fetch(`${server.url}${later}`);
-    assert.equal(afterTrash.status, 404);
-    assert.equal((await afterTrash.json()).errorCode, "RESOURCE_002");
+    await assertErrorAnswer(await fetch(`${server.url}${later}`), 404, "RESOURCE_002");
   });
 });
 

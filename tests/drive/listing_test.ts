@@ -203,14 +203,8 @@ Deno.test("metadata: permissions, breadcrumbs, and a read-only key may list and 
     ]);
     // The owner may do everything: the six flags are pinned here on purpose, not read from
     // kv/sharing/authorize.ts (OWNER_PERMISSIONS), so a change to that constant fails here.
-    assert.deepEqual(own.body.data.permissions, {
-      canView: true,
-      canEdit: true,
-      canDownload: true,
-      canUpload: true,
-      canShare: true,
-      canDelete: true,
-    });
+    const flags = ["canView", "canEdit", "canDownload", "canUpload", "canShare", "canDelete"];
+    assert.deepEqual(own.body.data.permissions, Object.fromEntries(flags.map((f) => [f, true])));
     assert.deepEqual((await alice.call("GET", `/resources/${top}`)).body.data.path, []);
 
     assert.equal((await bob.call("GET", `/resources/${plan}`)).body.errorCode, "PERMISSION_002");

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { storeGeneratedFile } from "../../kv/tree/content.ts";
 import { moveResource } from "../../kv/tree/moves.ts";
-import { getResource, listResourcesOwnedBy, listVersions } from "../../kv/tree/resources.ts";
+import { getResource, listResourcesOwnedBy } from "../../kv/tree/resources.ts";
+import { listVersions } from "../../kv/tree/content_versions.ts";
 import { purgeTrashed } from "../../kv/tree/trash.ts";
 import { getUsage } from "../../kv/tree/usage.ts";
 import { type TestServer, withServer } from "../helpers/server.ts";

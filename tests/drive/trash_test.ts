@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { BlobNotFoundError } from "../../blobs/store.ts";
-import { getResource, listVersions } from "../../kv/tree/resources.ts";
+import { getResource } from "../../kv/tree/resources.ts";
+import { listVersions } from "../../kv/tree/content_versions.ts";
 import { getUsage } from "../../kv/tree/usage.ts";
 import { forEachBlobStore, type TestServer, withServer } from "../helpers/server.ts";
 import { ApiUser, newApiUser, readOnlyKeyOf, shareFlags } from "../helpers/api.ts";

@@ -7,10 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { ADMIN_TOKEN, AdminClient } from "../helpers/admin.ts";
+import { AdminClient } from "../helpers/admin.ts";
 import { ApiUser } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
-import { type MainProcess, startMain } from "../helpers/process.ts";
+import { type MainProcess, withTwoMains } from "../helpers/process.ts";
 import { throttled, tusUpload } from "../helpers/tus.ts";
 
 const KiB = 1024;
@@ -36,16 +36,7 @@ async function settledPast(user: ApiUser, url: string, before: number): Promise<
 
 for (const blobStore of ["fs", "kv"] as const) {
   Deno.test(`a tus upload continues on another process [${blobStore} blobs]`, async () => {
-    const dir = await Deno.makeTempDir({ prefix: "tus-procs-" });
-    const env = {
-      DRIVE_DATA_DIR: dir,
-      DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
-      DRIVE_BLOB_STORE: blobStore,
-    };
-    const procs: MainProcess[] = [];
-    try {
-      procs.push(await startMain(env), await startMain(env));
-      const [a, b] = procs;
+    await withTwoMains({ DRIVE_BLOB_STORE: blobStore }, async (a, b) => {
       const admin = new AdminClient(a.url);
       const tenant = await admin.createTenant("t");
       const user = await admin.createUser(tenant.id, "alice");
@@ -89,9 +80,6 @@ for (const blobStore of ["fs", "kv"] as const) {
       assert.equal(meta.body.data.sha256, sha(bytes));
       const download = await onB.fetch(`/files/${file.resourceSeq}/download`);
       assert.equal(sha(new Uint8Array(await download.arrayBuffer())), sha(bytes));
-    } finally {
-      for (const p of procs) await p.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   });
 }

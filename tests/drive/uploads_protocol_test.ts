@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { type ApiUser, newApiUser, readOnlyKeyOf } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
 import { forEachBlobStore, type TestServer, withServer } from "../helpers/server.ts";
-import { acquireLock } from "../../kv/tree/locks.ts";
+import { lockAsOffice } from "../helpers/domain.ts";
 import { lockKey, uploadKey } from "../../kv/keys.ts";
 
 const TUS = { "tus-resumable": "1.0.0" };
@@ -229,13 +229,7 @@ Deno.test("a lock taken before the last PATCH refuses it unread; the upload resu
     const rs = await alice.newFile("doc.txt", "old");
     const { path } = await create(alice, 6, { st: "version", rs: String(rs) });
     assert.equal((await patch(alice, path, 0, "new")).status, 204);
-    await acquireLock(s.kv, {
-      rs,
-      owner: "office:1",
-      source: "office",
-      holder: "bob",
-      ttlMs: 60_000,
-    });
+    await lockAsOffice(s.kv, rs, 1, "bob", 60_000);
     const locked = await patch(alice, path, 3, "!!!");
     assert.equal(locked.status, 409);
     assert.equal(await errorCode(locked), "RESOURCE_010");

@@ -38,6 +38,18 @@ async function download(user: ApiUser, rs: number): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
+/** A 200 KiB upload of `filename` stopped after its first 64 KiB chunk, left to resume. */
+async function abortedUpload(user: ApiUser, filename: string, seed: number) {
+  const bytes = testBytes(200 * KiB, seed);
+  const run = await tusUpload(user, bytes, {
+    metadata: { filename },
+    chunkSize: 64 * KiB,
+    abortAfter: 64 * KiB,
+  });
+  assert.equal(run.outcome, "aborted");
+  return { run, bytes };
+}
+
 /** Stored things besides committed blobs: staged bytes (fs stage files or kv stage markers). */
 async function stagedCount(server: TestServer): Promise<number> {
   if (server.config.blobStore === "fs") {
@@ -134,13 +146,7 @@ forEachBlobStore("a wrong Upload-Checksum is 460 and its bytes are discarded", a
 
 forEachBlobStore("termination ends the upload and removes its bytes", async (s) => {
   const alice = await newApiUser(s, "alice");
-  const bytes = testBytes(200 * KiB, 5);
-  const run = await tusUpload(alice, bytes, {
-    metadata: { filename: "t.bin" },
-    chunkSize: 64 * KiB,
-    abortAfter: 64 * KiB,
-  });
-  assert.equal(run.outcome, "aborted");
+  const { run } = await abortedUpload(alice, "t.bin", 5);
   assert.equal(await stagedCount(s), 1);
   await Upload.terminate(run.url!, { headers: { authorization: `Bearer ${alice.apiKey}` } });
   assert.equal((await head(alice, run.url!)).status, 404);
@@ -152,13 +158,7 @@ forEachBlobStore("termination ends the upload and removes its bytes", async (s) 
 Deno.test("expired uploads answer 410, then go with their bytes", async () => {
   await withServer(async (s) => {
     const alice = await newApiUser(s, "alice");
-    const bytes = testBytes(200 * KiB, 6);
-    const run = await tusUpload(alice, bytes, {
-      metadata: { filename: "e.bin" },
-      chunkSize: 64 * KiB,
-      abortAfter: 64 * KiB,
-    });
-    assert.equal(run.outcome, "aborted");
+    const { run, bytes } = await abortedUpload(alice, "e.bin", 6);
     const expires = (await fetch(run.url!, {
       method: "HEAD",
       headers: { authorization: `Bearer ${alice.apiKey}`, "tus-resumable": "1.0.0" },

@@ -5,33 +5,19 @@
  * names, parents and blobs still agree. A failure names the seed and step, so it reproduces.
  */
 import assert from "node:assert/strict";
-import { acquireLock, releaseLock } from "../../kv/tree/locks.ts";
-import {
-  listResourcesOwnedBy,
-  listVersions,
-  nameKeyOf,
-  type Resource,
-} from "../../kv/tree/resources.ts";
+import { releaseLock } from "../../kv/tree/locks.ts";
+import { listResourcesOwnedBy, type Resource } from "../../kv/tree/resources.ts";
+import { listVersions } from "../../kv/tree/content_versions.ts";
+import { nameKeyOf } from "../../kv/tree/names.ts";
 import { forEachBlobStore, fsBlobFiles, type TestServer } from "../helpers/server.ts";
 import { type ApiUser, newApiUser } from "../helpers/api.ts";
-import { testBytes } from "../helpers/bytes.ts";
+import { prng, testBytes } from "../helpers/bytes.ts";
+import { lockAsOffice } from "../helpers/domain.ts";
 
 /** Another seed: INVARIANT_SEED=123 deno test -A tests/usage_invariant_test.ts */
 const SEED = Number(Deno.env.get("INVARIANT_SEED") ?? 0x5eed_2026);
 const STEPS = 150;
 const NAMES = ["a.txt", "A.TXT", "b.bin", "report.docx", "notes", "x (1).txt", "Ünïcode.md"];
-
-/** mulberry32: small, fast and the same on every run. */
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function checkInvariants(server: TestServer, users: ApiUser[], where: string) {
   const referenced = new Set<string>();
@@ -226,13 +212,7 @@ forEachBlobStore("random drive operations keep usage, names, parents and blobs c
       }
       case 15:
         if (file && !locked.has(file.rs)) {
-          await acquireLock(server.kv, {
-            rs: file.rs,
-            owner: "office:invariants",
-            source: "office",
-            holder: "invariants",
-            ttlMs: null,
-          });
+          await lockAsOffice(server.kv, file.rs, "invariants", "invariants", null);
           locked.add(file.rs);
         } else if (file) {
           await releaseLock(server.kv, file.rs, "office:invariants");

@@ -5,11 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { acquireLock } from "../../kv/tree/locks.ts";
-import { listResourcesOwnedBy, listVersions } from "../../kv/tree/resources.ts";
+import { listResourcesOwnedBy } from "../../kv/tree/resources.ts";
+import { listVersions } from "../../kv/tree/content_versions.ts";
 import { forEachBlobStore, fsBlobFiles, type TestServer, withServer } from "../helpers/server.ts";
 import { type ApiUser, newApiUser } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
+import { lockAsOffice } from "../helpers/domain.ts";
 
 const sha = (b: Uint8Array | string) => createHash("sha256").update(b).digest("hex");
 
@@ -194,13 +195,7 @@ Deno.test("versions: a lock held by someone else refuses a restore, not a delete
       testBytes(2_000, 2),
       testBytes(3_000, 3),
     ]);
-    await acquireLock(server.kv, {
-      rs,
-      owner: "office:999",
-      source: "office",
-      holder: "editor of user 999",
-      ttlMs: null,
-    });
+    await lockAsOffice(server.kv, rs, 999, "editor of user 999", null);
     const refused = await alice.call("POST", `/files/${rs}/versions/1/restore`);
     assert.equal(refused.status, 409);
     assert.equal(refused.body.errorCode, "RESOURCE_010");
@@ -225,33 +220,33 @@ Deno.test("versions: ss and the share's permissions on a shared file", async () 
     };
     const ss = `?ss=${bob.userSeq}`;
 
-    const viewOnly = await alice.call("GET", `/files/${rs}/versions/1/download${ss}`);
-    assert.equal(viewOnly.status, 403);
-    assert.equal(viewOnly.body.errorCode, "PERMISSION_004");
-    assert.equal(
-      (await alice.call("POST", `/files/${rs}/versions/1/restore${ss}`)).body
-        .errorCode,
-      "PERMISSION_004",
-    );
-    assert.equal(
-      (await alice.call("DELETE", `/files/${rs}/versions/1${ss}`)).body
-        .errorCode,
-      "PERMISSION_004",
-    );
+    /** `user`'s call answers 403 with `code` (`why` says what the case shows). */
+    const refused = async (
+      user: ApiUser,
+      method: string,
+      path: string,
+      code: string,
+      why?: string,
+    ) => {
+      const res = await user.call(method, path);
+      assert.equal(res.status, 403, why);
+      assert.equal(res.body.errorCode, code, why);
+    };
+    await refused(alice, "GET", `/files/${rs}/versions/1/download${ss}`, "PERMISSION_004");
+    await refused(alice, "POST", `/files/${rs}/versions/1/restore${ss}`, "PERMISSION_004");
+    await refused(alice, "DELETE", `/files/${rs}/versions/1${ss}`, "PERMISSION_004");
 
     await reshare("cd");
     const download = await alice.fetch(`/files/${rs}/versions/1/download${ss}`);
     assert.equal(download.status, 200);
     assert.deepEqual(new Uint8Array(await download.arrayBuffer()), v1);
-    const wrongSs = await alice.call("GET", `/files/${rs}/versions/1/download?ss=${carol.userSeq}`);
-    assert.equal(wrongSs.status, 403);
-    assert.equal(wrongSs.body.errorCode, "PERMISSION_002");
-    const stranger = await carol.call("GET", `/files/${rs}/versions/1/download`);
-    assert.equal(stranger.status, 403);
-    assert.equal(stranger.body.errorCode, "PERMISSION_002");
-    assert.equal(
-      (await alice.call("POST", `/files/${rs}/versions/1/restore${ss}`)).body
-        .errorCode,
+    const wrongSs = `?ss=${carol.userSeq}`;
+    await refused(alice, "GET", `/files/${rs}/versions/1/download${wrongSs}`, "PERMISSION_002");
+    await refused(carol, "GET", `/files/${rs}/versions/1/download`, "PERMISSION_002", "stranger");
+    await refused(
+      alice,
+      "POST",
+      `/files/${rs}/versions/1/restore${ss}`,
       "PERMISSION_004",
       "download does not allow a restore",
     );

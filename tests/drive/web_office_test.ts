@@ -6,20 +6,10 @@ import { getResource } from "../../kv/tree/resources.ts";
 import { forEachBlobStore, type TestServer, withServer } from "../helpers/server.ts";
 import { ApiUser, newApiUser, uploadAs } from "../helpers/api.ts";
 import { child, parseXml, textAt, type XmlNode } from "../helpers/xml.ts";
+import { until } from "../helpers/wait.ts";
+import { lockAsOffice } from "../helpers/domain.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
-
-/**
- * Polls `done` until it holds, failing after 15 s: lease tests wait for a lease (3 s, so a loaded
- * machine cannot end it before the steps that need it held) to run out, not for a fixed time.
- */
-async function until(what: string, done: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Stored versions of a file, oldest first, from GET /files/{rs}/versions. */
 async function versionsOf(user: ApiUser, rs: number): Promise<
@@ -130,6 +120,28 @@ async function assertReadsOnly(editor: Editor, content: string, code: string) {
   assert.equal(await editor.get(), content);
   await assertPlainFailure(await editor.lock(), 403, code);
   await assertPlainFailure(await editor.put("overwritten", "save"), 403, code);
+}
+
+/** After refused edits: file `rs` of `owner` is unlocked and still has its one version. */
+async function assertUntouched(server: TestServer, owner: ApiUser, rs: number) {
+  assert.equal(await getLock(server.kv, rs), null);
+  assert.equal((await versionsOf(owner, rs)).length, 1);
+}
+
+/** A document "a.docx" of `owner` holding `content`, and the owner's own editor on it. */
+async function ownDocument(server: TestServer, owner: ApiUser, content: string) {
+  const rs = await uploadAs(server, owner, "a.docx", content);
+  return { rs, editor: new Editor(owner, `${owner.userSeq}-${rs}`) };
+}
+
+/** The editor's whole edit: lock, save `content`, unlock, and read `content` back. */
+async function saveAndRead(editor: Editor, content: string) {
+  await assertEmpty200(await editor.lock());
+  const put = await editor.put(content, "save");
+  assert.equal(put.status, 200);
+  await put.body?.cancel();
+  await assertEmpty200(await editor.unlock());
+  assert.equal(await editor.get(), content);
 }
 
 async function assertEmpty200(res: Response) {
@@ -355,16 +367,14 @@ Deno.test("VIEWER and WATCHER surfaces read but cannot lock or save", async () =
       assert.equal(textAt(info, "editable"), "false", "but not from this surface");
       await assertReadsOnly(viewer, "numbers", "OFFICE_003");
     }
-    assert.equal(await getLock(server.kv, rs), null);
-    assert.equal((await versionsOf(alice, rs)).length, 1);
+    await assertUntouched(server, alice, rs);
   });
 });
 
 Deno.test("size mismatch: 400 plain text and the old content kept", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const rs = await uploadAs(server, alice, "a.docx", "original");
-    const editor = new Editor(alice, `${alice.userSeq}-${rs}`);
+    const { rs, editor } = await ownDocument(server, alice, "original");
     await assertEmpty200(await editor.lock());
     const before = await currentContent(server, rs);
     for (const size of [3, 100, 0]) {
@@ -380,8 +390,7 @@ Deno.test("size mismatch: 400 plain text and the old content kept", async () => 
 Deno.test("put applies the owner's quota (RESOURCE_015) and keeps the content", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice", { quotaBytes: 100 });
-    const rs = await uploadAs(server, alice, "a.docx", "x".repeat(40));
-    const editor = new Editor(alice, `${alice.userSeq}-${rs}`);
+    const { editor } = await ownDocument(server, alice, "x".repeat(40));
     // Versions are kept, so 40 + 70 bytes would pass the 100-byte quota.
     await assertPlainFailure(await editor.put("y".repeat(70), "save"), 403, "RESOURCE_015");
     assert.equal(await editor.get(), "x".repeat(40));
@@ -394,16 +403,9 @@ Deno.test("put applies the owner's quota (RESOURCE_015) and keeps the content", 
 Deno.test("another editor's lock blocks lock, save and unlock with 409 plain text", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const rs = await uploadAs(server, alice, "a.docx", "v1");
-    const editor = new Editor(alice, `${alice.userSeq}-${rs}`);
+    const { rs, editor } = await ownDocument(server, alice, "v1");
     // Another user's editor session on the same document (the lock its lock call records).
-    await acquireLock(server.kv, {
-      rs,
-      owner: "office:424242",
-      source: "office",
-      holder: "bob",
-      ttlMs: 60_000,
-    });
+    await lockAsOffice(server.kv, rs, 424242, "bob", 60_000);
     const lock = child(await editor.info(), "lock");
     assert.equal(lock.attrs.locked, "true");
     assert.equal(textAt(lock, "owner"), "bob");
@@ -467,8 +469,7 @@ Deno.test("editor locks and storage-provider locks are one lock", async () => {
 Deno.test("a repeated lock and a save by the holder renew the lease", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const rs = await uploadAs(server, alice, "a.docx", "v1");
-    const editor = new Editor(alice, `${alice.userSeq}-${rs}`);
+    const { rs, editor } = await ownDocument(server, alice, "v1");
     const expiry = async () => Date.parse(textAt(await editor.info(), "lock", "expiresAt"));
     const pause = () => new Promise((r) => setTimeout(r, 5));
 
@@ -497,8 +498,7 @@ Deno.test("a repeated lock and a save by the holder renew the lease", async () =
 Deno.test("an expired lease frees the document for another editor", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const rs = await uploadAs(server, alice, "a.docx", "v1");
-    const crashed = new Editor(alice, `${alice.userSeq}-${rs}`);
+    const { rs, editor: crashed } = await ownDocument(server, alice, "v1");
     await assertEmpty200(await crashed.lock());
     const provider = { source: "provider" as const, owner: "provider:host1:x", holder: "host1" };
     await assert.rejects(acquireLock(server.kv, { rs, ...provider, ttlMs: null }));
@@ -518,19 +518,13 @@ Deno.test("an expired lease frees the document for another editor", async () => 
 Deno.test("a read-only key can lock, put and unlock (the spec's scope exemption)", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice", { scopes: ["api:read"] });
-    const rs = await uploadAs(server, alice, "a.docx", "v1");
-    const editor = new Editor(alice, `${alice.userSeq}-${rs}`);
+    const { editor } = await ownDocument(server, alice, "v1");
     // The same key is refused by an ordinary write endpoint...
     const folder = await alice.call("POST", "/folders", { fn: "x" });
     assert.equal(folder.status, 403);
     assert.equal(folder.body.errorCode, "AUTH_003");
     // ...but not by the editor session.
-    await assertEmpty200(await editor.lock());
-    const put = await editor.put("v2 from a read-only key", "save");
-    assert.equal(put.status, 200);
-    await put.body?.cancel();
-    await assertEmpty200(await editor.unlock());
-    assert.equal(await editor.get(), "v2 from a read-only key");
+    await saveAndRead(editor, "v2 from a read-only key");
   });
 });
 
@@ -626,12 +620,7 @@ Deno.test("hardened mode: loginUserSeq must be the key's own user", async () => 
       "true",
     );
     const own = new Editor(alice, docId);
-    await assertEmpty200(await own.lock());
-    const put = await own.put("v2", "save");
-    assert.equal(put.status, 200);
-    await put.body?.cancel();
-    await assertEmpty200(await own.unlock());
-    assert.equal(await own.get(), "v2");
+    await saveAndRead(own, "v2");
   }, { env: { DRIVE_OFFICE_STRICT_USER: "true" } });
 });
 
@@ -730,8 +719,7 @@ Deno.test("Bob with a view-only share reads but cannot lock or save", async () =
     assert.equal(textAt(info, "permissions", "edit"), "false");
     assert.equal(textAt(info, "editable"), "false");
     await assertReadsOnly(bobEd, "v1", "PERMISSION_004");
-    assert.equal(await getLock(server.kv, rs), null);
-    assert.equal((await versionsOf(alice, rs)).length, 1);
+    await assertUntouched(server, alice, rs);
   });
 });
 

@@ -112,6 +112,13 @@ Deno.test("webhooks: signed deliveries from another process, filters, retries, d
       const page = await waitForDelivery(a.admin, hook.id, (d) => d.status === "delivered");
       assert.equal(page.attempts, 3);
       assert.equal(page.lastStatus, 200);
+      // Each attempt is kept, newest first (bug 11), not only the last one's status.
+      assert.deepEqual(page.attemptLog.map((x: Delivery) => x.status), [200, 503, 500]);
+      assert.deepEqual(page.attemptLog.map((x: Delivery) => x.nextAttemptAt !== null), [
+        false,
+        true,
+        true,
+      ]);
       const webhook = (await a.admin.call("GET", `/webhooks/${hook.id}`)).body;
       assert.equal(webhook.failingSince, null, "a success clears the failure record");
       assert.equal(webhook.disabledAt, null);

@@ -11,19 +11,20 @@ import { z } from "zod";
 import {
   ConnectionTestBody,
   CreateAdapterBody,
+  RotateSecretBody,
+} from "../../api/admin/schemas/adapters.ts";
+import {
   CreateKeyBody,
   CreateTenantBody,
   CreateUserBody,
   PatchTenantBody,
   PatchUserBody,
-  ReleaseLockBody,
-  RotateSecretBody,
-  SweepBody,
-} from "../../api/admin/schemas.ts";
+} from "../../api/admin/schemas/identity.ts";
+import { ReleaseLockBody, SweepBody } from "../../api/admin/schemas/storage.ts";
 import { ADMIN_TOKEN } from "../helpers/admin.ts";
 import { withServer } from "../helpers/server.ts";
-import { assertAlive, checkAnswer, fuzz, runsFor, send } from "./harness.ts";
-import { type Operation, type Param, requestArb, toRequest } from "./requests.ts";
+import { fuzzEachOperation } from "./operations.ts";
+import type { Operation, Param } from "./requests.ts";
 import type { JsonSchema, SchemaContext } from "./schema.ts";
 import { knownValues, makeWorld, type World } from "./world.ts";
 
@@ -153,20 +154,13 @@ Deno.test("fuzz: every admin API route", async (t) => {
       resolve: () => ({}),
       known: (field) => (field === "baseUrl" ? baseUrls : known(field)),
     };
-    for (const operation of ADMIN_OPERATIONS) {
-      await t.step(`${operation.method} ${operation.path}`, async () => {
-        await fuzz(
-          `admin ${operation.method} ${operation.path}`,
-          requestArb(operation, ctx, AUTH),
-          async (g) => {
-            const req = toRequest(BASE, operation, g, credentials(w));
-            const answer = await send(server.url, req);
-            checkAnswer(req, answer, { secretPaths: [server.config.dataDir], errorCode: true });
-          },
-          runsFor(operation.body ? 20 : 12),
-        );
-      });
-    }
-    await assertAlive(server.url);
+    await fuzzEachOperation(t, server, {
+      name: "admin",
+      base: BASE,
+      operations: ADMIN_OPERATIONS,
+      ctx,
+      auth: AUTH,
+      credentials: credentials(w),
+    });
   });
 });

@@ -9,8 +9,8 @@
  */
 import fc from "./fast_check.ts";
 import { withServer } from "../helpers/server.ts";
-import { assertAlive, checkAnswer, fuzz, runsFor, send } from "./harness.ts";
-import { operationsOf, requestArb, toRequest } from "./requests.ts";
+import { fuzzEachOperation } from "./operations.ts";
+import { operationsOf } from "./requests.ts";
 import type { SchemaContext } from "./schema.ts";
 import { knownValues, makeWorld, type World } from "./world.ts";
 
@@ -85,20 +85,13 @@ Deno.test("fuzz: every drive API operation of the OpenAPI document", async (t) =
     };
     const ops = operationsOf(doc);
     if (ops.length < 40) throw new Error(`only ${ops.length} operations in the OpenAPI document`);
-    for (const op of ops) {
-      await t.step(`${op.method} ${op.path}`, async () => {
-        await fuzz(
-          `drive ${op.method} ${op.path}`,
-          requestArb(op, ctx, authArb),
-          async (g) => {
-            const req = toRequest(BASE, op, g, credentials(w));
-            const answer = await send(server.url, req);
-            checkAnswer(req, answer, { secretPaths: [server.config.dataDir], errorCode: true });
-          },
-          runsFor(op.body ? 20 : 12),
-        );
-      });
-    }
-    await assertAlive(server.url);
+    await fuzzEachOperation(t, server, {
+      name: "drive",
+      base: BASE,
+      operations: ops,
+      ctx,
+      auth: authArb,
+      credentials: credentials(w),
+    });
   });
 });

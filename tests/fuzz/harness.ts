@@ -159,13 +159,7 @@ async function readCapped(res: Response): Promise<string> {
   } finally {
     await reader.cancel().catch(() => {});
   }
-  const all = new Uint8Array(got);
-  let off = 0;
-  for (const p of parts) {
-    all.set(p, off);
-    off += p.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  return new TextDecoder().decode(concat(parts));
 }
 
 /**

@@ -6,7 +6,7 @@
  * code behind the checks and not only the validation in front of them.
  */
 import fc from "./fast_check.ts";
-import { type ApiUser, newApiUser, readOnlyKeyOf } from "../helpers/api.ts";
+import { type ApiUser, newApiUser, readOnlyKeyOf, shareFlags } from "../helpers/api.ts";
 import { newProviderAdapter } from "../helpers/provider.ts";
 import type { TestServer } from "../helpers/server.ts";
 import { hostileString } from "./values.ts";
@@ -75,21 +75,13 @@ export async function makeWorld(server: TestServer): Promise<World> {
   const link = await alice.newShare({
     rs: notes,
     st: "PUBLIC_LINK",
-    cv: true,
-    ce: false,
-    cd: true,
-    cu: false,
-    cs: false,
+    ...shareFlags("cd"),
     password: "fuzz-secret",
   });
   const org = await alice.newShare({
     rs: pub,
     st: "ORG_LINK",
-    cv: true,
-    ce: false,
-    cd: true,
-    cu: false,
-    cs: false,
+    ...shareFlags("cd"),
   });
   // deno-lint-ignore no-explicit-any
   const pin: any = await ok("pin", alice.call("POST", "/pinned-folders", { rs: reports }));

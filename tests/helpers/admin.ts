@@ -4,10 +4,15 @@ import { type JsonResponse, readJson } from "./http.ts";
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
 
 export class AdminClient {
-  constructor(readonly url: string, readonly token = ADMIN_TOKEN) {}
+  /** `send` is how requests go out: `fetch`, or an in-process app's own `fetch`. */
+  constructor(
+    readonly url: string,
+    readonly token = ADMIN_TOKEN,
+    private readonly send: typeof fetch = (input, init) => fetch(input, init),
+  ) {}
 
   async call(method: string, path: string, body?: unknown): Promise<JsonResponse> {
-    const res = await fetch(`${this.url}/admin/api${path}`, {
+    const res = await this.send(`${this.url}/admin/api${path}`, {
       method,
       headers: {
         authorization: `Bearer ${this.token}`,

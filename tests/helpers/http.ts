@@ -2,6 +2,8 @@
  * Test harness, HTTP plumbing: a JSON view of a response, a hand-built multipart body, and a raw
  * HTTP/1.1 exchange over TCP for requests fetch cannot express (odd targets, cut-off bodies).
  */
+import { concatBytes } from "../../lib/bytes.ts";
+import assert from "node:assert/strict";
 
 // deno-lint-ignore no-explicit-any
 export interface JsonResponse<T = any> {
@@ -43,16 +45,15 @@ export function multipartBody(
   return { body: concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-/** The chunks joined into one array. */
-export function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const all = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let off = 0;
-  for (const c of chunks) {
-    all.set(c, off);
-    off += c.byteLength;
-  }
-  return all;
+/** Asserts `res` is an error answer: `status` and, in its JSON body, `errorCode`. */
+export async function assertErrorAnswer(res: Response, status: number, errorCode: string) {
+  const body = await res.json();
+  assert.equal(res.status, status, JSON.stringify(body));
+  assert.equal(body.errorCode, errorCode);
 }
+
+/** The chunks joined into one array. */
+export const concat = concatBytes;
 
 /** A raw HTTP/1.1 exchange over TCP: the request target and headers go out byte for byte. */
 export interface RawHttpResponse {

@@ -4,6 +4,8 @@
  * Its stdout is read to the end meanwhile (the request log goes there: an unread pipe would fill
  * and stall the server); `output()` has all of it.
  */
+import { ADMIN_TOKEN } from "./admin.ts";
+
 export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 /** The start line, as a text line or inside a JSON log line (hence no quote in the URL). */
 const LISTENING = /listening on (http:\/\/[^\s"]+)/;
@@ -82,4 +84,25 @@ export async function startMain(
       await release();
     },
   };
+}
+
+/**
+ * Runs `fn` on two main.ts processes over one fresh data directory (one KV file), as two
+ * instances of a deployment are, started with the test admin token and `env`; both are stopped
+ * and the directory removed afterwards.
+ */
+export async function withTwoMains(
+  env: Record<string, string>,
+  fn: (a: MainProcess, b: MainProcess) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "drive-two-mains-" });
+  const shared = { DRIVE_DATA_DIR: dir, DRIVE_ADMIN_TOKEN: ADMIN_TOKEN, ...env };
+  const procs: MainProcess[] = [];
+  try {
+    procs.push(await startMain(shared), await startMain(shared));
+    await fn(procs[0], procs[1]);
+  } finally {
+    for (const p of procs) await p.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
 }

@@ -3,7 +3,7 @@
  * client signed for it, and raw provider requests signed (or tampered with) by hand.
  */
 import { createHash } from "node:crypto";
-import { ProviderHostClient } from "../../provider/host_client.ts";
+import { ProviderHostClient } from "../../provider/host/client.ts";
 import { signJwt } from "../../provider/jwt.ts";
 import { rawHttp, type RawHttpResponse } from "./http.ts";
 import type { TestServer } from "./server.ts";

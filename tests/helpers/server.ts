@@ -37,8 +37,8 @@ export async function startTestServer(opts: ServerOptions = {}): Promise<TestSer
     ...opts.env,
   });
   const service = await boot(config);
-  const { kv, blobs, app, ids, secretsKey } = service;
-  const deps = { kv, blobs, config, ids, secretsKey };
+  const { kv, blobs, app } = service;
+  const deps: Deps = service;
   const ac = new AbortController();
   // Served as main.ts serves (serve.ts, with its connection limits); closing cuts at once.
   const server = serve(app, config, {

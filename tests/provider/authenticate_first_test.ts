@@ -107,6 +107,18 @@ async function openStalled(
   return { answer, send, close };
 }
 
+/** A JWT `ad` signs for a put to `target` of `length` bytes whose SHA-256 is `sha` (hex). */
+function putJwt(ad: { name: string; secret: string }, target: string, length: number, sha: string) {
+  const claims = providerClaims(ad.name, {
+    method: "PUT",
+    path: target,
+    contentType: "application/octet-stream",
+    length,
+    sha256: sha,
+  });
+  return signJwt(PROVIDER_JWT_HEADER, claims, ad.secret);
+}
+
 /** Headers of a put declaring `length` bytes, with the given adapter header and JWT. */
 function putHeaders(adapter: string, jwt: string, length: number): [string, string][] {
   return [
@@ -200,18 +212,7 @@ forEachBlobStore(
     const ad = await newProviderAdapter(server, "replayput");
     const target = "/doc-storage/v1/doc.bin/put";
     const body = new Uint8Array(1024 * 1024).fill(3);
-    const jwtFor = (bytes: Uint8Array) =>
-      signJwt(
-        PROVIDER_JWT_HEADER,
-        providerClaims(ad.name, {
-          method: "PUT",
-          path: target,
-          contentType: "application/octet-stream",
-          length: bytes.byteLength,
-          sha256: sha256(bytes),
-        }),
-        ad.secret,
-      );
+    const jwtFor = (bytes: Uint8Array) => putJwt(ad, target, bytes.byteLength, sha256(bytes));
     const used = jwtFor(body);
     const first = await providerRawRequest(server.url, ad, {
       method: "PUT",
@@ -267,17 +268,7 @@ forEachBlobStore(
     const target = "/doc-storage/v1/doc.bin/put";
     const signedBody = new Uint8Array(2 * 1024 * 1024).fill(4);
     const sentBody = new Uint8Array(2 * 1024 * 1024).fill(5);
-    const jwt = signJwt(
-      PROVIDER_JWT_HEADER,
-      providerClaims(ad.name, {
-        method: "PUT",
-        path: target,
-        contentType: "application/octet-stream",
-        length: signedBody.byteLength,
-        sha256: sha256(signedBody),
-      }),
-      ad.secret,
-    );
+    const jwt = putJwt(ad, target, signedBody.byteLength, sha256(signedBody));
     const send = (body: Uint8Array) =>
       providerRawRequest(server.url, ad, {
         method: "PUT",
@@ -354,38 +345,31 @@ forEachBlobStore(
   async (server) => {
     const ad = await newProviderAdapter(server, "messages");
     const text = (r: { body: Uint8Array } | null) => new TextDecoder().decode(r!.body);
-    const mkdir = (name: string) =>
-      providerRawRequest(server.url, ad, {
-        method: "POST",
-        target: "/doc-storage/v1/mkdir",
-        contentType: "application/json",
-        body: enc(JSON.stringify({ name })),
+    /** A 400 whose message matches `names` and not `not` (the wire's short field names). */
+    const refused = async (
+      method: string,
+      target: string,
+      body: string,
+      names: RegExp,
+      not: RegExp,
+    ) => {
+      const contentType = method === "PUT" ? "application/octet-stream" : "application/json";
+      const r = await providerRawRequest(server.url, ad, {
+        method,
+        target: `/doc-storage/v1/${target}`,
+        contentType,
+        body: enc(body),
       });
+      assert.equal(r!.status, 400, `${target} ${body}`);
+      assert.match(text(r), names, text(r));
+      assert.doesNotMatch(text(r), not, text(r));
+    };
     for (const name of [" ", "\u3000"]) {
-      const r = await mkdir(name);
-      assert.equal(r!.status, 400, JSON.stringify(name));
-      assert.match(text(r), /\bname\b/, text(r));
-      assert.doesNotMatch(text(r), /\bfn\b/, text(r));
+      await refused("POST", "mkdir", JSON.stringify({ name }), /\bname\b/, /\bfn\b/);
     }
-    const rename = await providerRawRequest(server.url, ad, {
-      method: "POST",
-      target: "/doc-storage/v1/x/rename",
-      contentType: "application/json",
-      body: enc('{"name":"  "}'),
-    });
-    assert.equal(rename!.status, 400);
-    assert.match(text(rename), /\bname\b/, text(rename));
-    assert.doesNotMatch(text(rename), /\brn\b/, text(rename));
+    await refused("POST", "x/rename", '{"name":"  "}', /\bname\b/, /\brn\b/);
     // put names the document by its last path segment; there is no name field to blame.
-    const put = await providerRawRequest(server.url, ad, {
-      method: "PUT",
-      target: "/doc-storage/v1/%20/put",
-      contentType: "application/octet-stream",
-      body: enc("x"),
-    });
-    assert.equal(put!.status, 400);
-    assert.match(text(put), /path segment/, text(put));
-    assert.doesNotMatch(text(put), /^name\b|\bfn\b/, text(put));
+    await refused("PUT", "%20/put", "x", /path segment/, /^name\b|\bfn\b/);
   },
 );
 
@@ -400,18 +384,7 @@ forEachBlobStore(
     for (const [name, opts, status] of cases) {
       const ad = await newProviderAdapter(server, name, opts);
       const target = "/doc-storage/v1/doc.bin/put";
-      const jwtFor = (sha: string) =>
-        signJwt(
-          PROVIDER_JWT_HEADER,
-          providerClaims(ad.name, {
-            method: "PUT",
-            path: target,
-            contentType: "application/octet-stream",
-            length: body.byteLength,
-            sha256: sha,
-          }),
-          ad.secret,
-        );
+      const jwtFor = (sha: string) => putJwt(ad, target, body.byteLength, sha);
       const before = await stored(server);
       const half = await openStalled(server, {
         method: "PUT",

@@ -7,17 +7,14 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { createFolder } from "../../kv/tree/folders.ts";
-import { acquireLock } from "../../kv/tree/locks.ts";
-import {
-  findChildByName,
-  listVersions,
-  type Resource,
-  writeResource,
-} from "../../kv/tree/resources.ts";
+import { newResource } from "../../kv/tree/placement.ts";
+import { findChildByName, type Resource, writeResource } from "../../kv/tree/resources.ts";
+import { listVersions } from "../../kv/tree/content_versions.ts";
 import type { Entry } from "../../provider/entries.ts";
-import type { HostResult } from "../../provider/host_client.ts";
+import type { HostResult } from "../../provider/host/answers.ts";
 import { forEachBlobStore, type TestServer, withServer } from "../helpers/server.ts";
 import { newProviderAdapter, providerRawRequest } from "../helpers/provider.ts";
+import { lockAsOffice } from "../helpers/domain.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array | null) => new TextDecoder().decode(b!);
@@ -122,13 +119,7 @@ Deno.test("Locks: locked entries refuse rename and delete (409); put passes only
     assertOk(await a.client.unlock(["d.docx"], "owner-1"), "unlock");
     // An editor session (office:<userSeq>) on the same record.
     const file = (await findChildByName(server.kv, a.userSeq, null, "d.docx"))!;
-    await acquireLock(server.kv, {
-      rs: file.rs,
-      owner: `office:${a.userSeq}`,
-      source: "office",
-      holder: String(a.userSeq),
-      ttlMs: 60_000,
-    });
+    await lockAsOffice(server.kv, file.rs, a.userSeq, String(a.userSeq), 60_000);
     assert.equal(statusOf(await a.client.lock(["d.docx"], "owner-1")), 409);
     assert.equal(statusOf(await a.client.put(["d.docx"], enc("v4"))), 409);
     assert.equal(assertOk(await a.client.info(["d.docx"]), "info")!.locked, true);
@@ -259,16 +250,9 @@ Deno.test("Error table: every error status of every operation", async () => {
 
 Deno.test("Unsupported-operation response: the seven exact 501 bodies, and lock/unlock only as a pair", async () => {
   await withServer(async (server) => {
-    // The protocol's table, pinned here on purpose rather than read from provider/responses.ts.
-    const codes: Record<string, string> = {
-      list: "LIST_NOT_SUPPORTED",
-      put: "PUT_NOT_SUPPORTED",
-      lock: "LOCK_NOT_SUPPORTED",
-      unlock: "UNLOCK_NOT_SUPPORTED",
-      mkdir: "MKDIR_NOT_SUPPORTED",
-      rename: "RENAME_NOT_SUPPORTED",
-      delete: "DELETE_NOT_SUPPORTED",
-    };
+    // The protocol names each code after its operation (LIST_NOT_SUPPORTED, …): derived here
+    // from that rule on purpose rather than read from provider/responses.ts.
+    const codeOf = (op: string) => `${op.toUpperCase()}_NOT_SUPPORTED`;
     const full = await newProviderAdapter(server, "full");
     assertOk(await full.client.put(["f.txt"], enc("f")), "put");
     const none = await newProviderAdapter(server, "none", {
@@ -288,7 +272,7 @@ Deno.test("Unsupported-operation response: the seven exact 501 bodies, and lock/
       const r = await send();
       assert.equal(r.ok, false, op);
       assert.equal(!r.ok && r.unsupported, true, `${op}: ${JSON.stringify(r)}`);
-      assert.equal(!r.ok && r.message, `{"code":"${codes[op]}"}`, op);
+      assert.equal(!r.ok && r.message, `{"code":"${codeOf(op)}"}`, op);
     }
     // Nothing was written by the unsupported calls; info and get still work.
     assert.equal(assertOk(await none.client.info(["g.txt"]), "info"), null);
@@ -485,28 +469,19 @@ async function bulkFolders(
   const tenantId =
     (await import("../../kv/identity/users.ts").then((m) => m.requireUser(server.kv, ownerSeq)))
       .tenantId;
-  const now = Date.parse("2026-01-01T00:00:00.000Z");
   for (let i = from; i < from + n; i += 100) {
     const op = server.kv.atomic();
     for (let j = i; j < Math.min(i + 100, from + n); j++) {
-      writeResource(op, null, {
+      const folder = newResource({
         rs: 1_000_000 + j,
         ownerSeq,
         tenantId,
         parentRs,
         name: name(j),
-        type: "FOLDER",
-        size: 0,
-        mime: null,
-        blobId: null,
-        sha256: null,
-        version: 0,
-        createdAt: now,
-        updatedAt: now,
-        createdBy: ownerSeq,
-        updatedBy: ownerSeq,
-        trashedAt: null,
-      }, ownerSeq);
+        actorSeq: ownerSeq,
+        content: null,
+      });
+      writeResource(op, null, folder, ownerSeq);
     }
     assert.ok((await op.commit()).ok);
   }
@@ -623,13 +598,7 @@ Deno.test("info and list read ahead what the adapter's last request read, and a 
     assertOk(await ad.client.delete(["a.txt"]), "delete");
     assertOk(await ad.client.put(["a.txt"], enc("second, longer")), "put");
     const rs = (await findChildByName(server.kv, ad.userSeq, null, "a.txt"))!.rs;
-    await acquireLock(server.kv, {
-      rs,
-      owner: `office:${ad.userSeq}`,
-      source: "office",
-      holder: "someone-else",
-      ttlMs: 60_000,
-    });
+    await lockAsOffice(server.kv, rs, ad.userSeq, "someone-else", 60_000);
     const again = assertOk(await ad.client.info(["a.txt"]), "info")!;
     assert.equal(again.locked, true);
     assert.equal(again.size, "second, longer".length);

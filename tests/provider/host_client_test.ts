@@ -7,11 +7,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { verifyJwtSignature } from "../../provider/jwt.ts";
-import {
-  type HostResult,
-  normalizeBaseUrl,
-  ProviderHostClient,
-} from "../../provider/host_client.ts";
+import type { HostResult } from "../../provider/host/answers.ts";
+import { normalizeBaseUrl, ProviderHostClient } from "../../provider/host/client.ts";
 import { claimsOk } from "../../provider/verify.ts";
 
 const SECRET = "s".repeat(40);
@@ -429,5 +426,67 @@ Deno.test("Host client: base URL dot segments in any spelling (.%2e, %2e., backs
   }
   assert.deepEqual(normalizeBaseUrl("https://p.example/a.b/..c/"), {
     url: "https://p.example/a.b/..c",
+  });
+});
+
+Deno.test("Host client: a request without an answer names its reason (refused, DNS, TLS, timeout), not just 'fetch failed'", async () => {
+  const client = (baseUrl: string, timeoutMs?: number) =>
+    new ProviderHostClient({ baseUrl, adapter: "fake", secret: SECRET, timeoutMs });
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const closedPort = probe.addr.port;
+  probe.close();
+  const refused = await client(`http://127.0.0.1:${closedPort}`).list([]);
+  assert.equal(refused.ok, false);
+  if (!refused.ok) {
+    assert.equal(refused.status, null);
+    assert.match(refused.problems[0], /^request failed: fetch failed: .*Connection refused/);
+    assert.doesNotMatch(refused.problems[0], /error sending request for url/, "the URL once");
+  }
+  const dns = await client("http://no-such-host.invalid").list([]);
+  assert.ok(!dns.ok && /dns error/.test(dns.problems[0]), JSON.stringify(dns));
+  // A plain HTTP server asked over TLS, and one that never answers.
+  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of silent) held.push(conn);
+  })();
+  try {
+    const plain = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      () => new Response("x"),
+    );
+    try {
+      const tls = await client(`https://127.0.0.1:${plain.addr.port}`).list([]);
+      assert.ok(
+        !tls.ok && /request failed: fetch failed: .+/.test(tls.problems[0]),
+        JSON.stringify(tls),
+      );
+    } finally {
+      await plain.shutdown();
+    }
+    const timeout = await client(`http://127.0.0.1:${silent.addr.port}`, 200).list([]);
+    assert.ok(!timeout.ok);
+    if (!timeout.ok) assert.equal(timeout.problems[0], "request failed: no answer within 200 ms");
+  } finally {
+    silent.close();
+    await accepting.catch(() => {});
+    for (const conn of held) conn.close();
+  }
+});
+
+Deno.test("Host client: a 404 on the root listing suggests the base URL or its prefix is wrong", async () => {
+  await withFake(async (client, set) => {
+    set(() => new Response("Not found", { status: 404 }));
+    const root = await client.list([]);
+    assert.equal(root.ok, false);
+    if (!root.ok) {
+      assert.equal(root.status, 404);
+      assert.match(root.problems[0], /^HTTP 404: Not found/);
+      assert.match(root.problems[1], /base URL or its path prefix may be wrong/);
+      assert.match(root.problems[1], /\/base\/doc-storage\/v1\/list/);
+    }
+    // Below the root a 404 is an ordinary answer about that directory.
+    const below = await client.list(["gone"]);
+    assert.ok(!below.ok && below.problems.length === 1, JSON.stringify(below));
   });
 });

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { listResourcesOwnedBy } from "../../kv/tree/resources.ts";
-import type { HostResult } from "../../provider/host_client.ts";
+import type { HostResult } from "../../provider/host/answers.ts";
 import { withServer } from "../helpers/server.ts";
 import { newProviderAdapter, providerRawRequest } from "../helpers/provider.ts";
 

@@ -5,7 +5,7 @@
  * it: tests/runtime/deploy_mode_test.ts.)
  */
 import assert from "node:assert/strict";
-import { startMain } from "../helpers/process.ts";
+import { MAIN, startMain } from "../helpers/process.ts";
 
 Deno.test("first start: the generated admin token is one JSON log line, before the start line", async () => {
   const dir = await Deno.makeTempDir({ prefix: "drive-token-log-" });
@@ -41,6 +41,41 @@ Deno.test("first start: the generated admin token is one JSON log line, before t
     await res.body?.cancel();
     assert.equal((await main.stop()).code, 0);
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a first start that cannot listen (port busy, exit 3) still prints the token it stored", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "drive-token-busy-" });
+  const busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const failed = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN],
+      env: {
+        HOST: "127.0.0.1",
+        PORT: String(busy.addr.port),
+        DRIVE_DATA_DIR: dir,
+        DRIVE_LOG_FORMAT: "json",
+      },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(failed.code, 3);
+    assert.match(new TextDecoder().decode(failed.stderr), /already in use/);
+    // It was printed only once the server listened: stored, never shown, the admin locked out.
+    const token = /"adminToken":"([^"]+)"/.exec(new TextDecoder().decode(failed.stdout))?.[1];
+    assert.ok(token, "the stored token was not printed");
+
+    const main = await startMain({ DRIVE_DATA_DIR: dir });
+    assert.doesNotMatch(main.out, /admin token generated/);
+    const res = await fetch(`${main.url}/admin/api/tenants`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    assert.equal((await main.stop()).code, 0);
+  } finally {
+    busy.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

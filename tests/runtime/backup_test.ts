@@ -10,14 +10,12 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { openStores } from "../../boot.ts";
+import { openStoresAndDeps } from "../../boot.ts";
 import { readConfig } from "../../config.ts";
 import { restoreBackup } from "../../kv/backup/restore.ts";
 import { writeBackup } from "../../kv/backup/write.ts";
-import { openIdAllocator } from "../../kv/db.ts";
 import type { Deps } from "../../kv/deps.ts";
-import { openSecretsKey } from "../../kv/secrets_key.ts";
-import { ProviderHostClient } from "../../provider/host_client.ts";
+import { ProviderHostClient } from "../../provider/host/client.ts";
 import { ADMIN_TOKEN, AdminClient } from "../helpers/admin.ts";
 import { ApiUser, newApiUser, shareFlags } from "../helpers/api.ts";
 import { testBytes } from "../helpers/bytes.ts";
@@ -37,8 +35,7 @@ async function openDeps(dataDir: string, store: Store): Promise<Deps> {
     DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
   });
   // Opened as a server opens them (boot.ts): the same KV handle, blob store and migrations.
-  const { kv, blobs } = await openStores(config);
-  return { kv, blobs, config, ids: openIdAllocator(kv), secretsKey: openSecretsKey(config) };
+  return await openStoresAndDeps(config);
 }
 
 function serverEnv(dataDir: string, store: Store) {

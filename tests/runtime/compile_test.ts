@@ -46,6 +46,26 @@ async function buildBinary(dir: string): Promise<string> {
   return output;
 }
 
+/**
+ * Starts `command args` from `dir` with its data in `dir/data`, walks the smoke path and
+ * expects a clean stop: started from another directory, nothing may be read from the checkout.
+ */
+async function walkServiceIn(dir: string, command: string, args: string[]): Promise<void> {
+  const service = await startService(
+    command,
+    args,
+    { ...baseEnv(), DRIVE_DATA_DIR: `${dir}/data`, DRIVE_ADMIN_TOKEN: SMOKE_ADMIN_TOKEN },
+    30_000,
+    dir,
+  );
+  try {
+    await smokeWalk(service.url);
+  } finally {
+    const status = await service.stop();
+    assert.equal(status.code, 0, service.output());
+  }
+}
+
 Deno.test({
   name:
     "compiled binary: serves from its own data dir with static/ embedded; health, admin, upload, download",
@@ -54,24 +74,7 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "drive-binary-" });
     try {
       const binary = prebuilt ?? await buildBinary(dir);
-      // Started from another directory: nothing may be read from the checkout.
-      const service = await startService(
-        binary,
-        [],
-        {
-          ...baseEnv(),
-          DRIVE_DATA_DIR: `${dir}/data`,
-          DRIVE_ADMIN_TOKEN: SMOKE_ADMIN_TOKEN,
-        },
-        30_000,
-        dir,
-      );
-      try {
-        await smokeWalk(service.url);
-      } finally {
-        const status = await service.stop();
-        assert.equal(status.code, 0, service.output());
-      }
+      await walkServiceIn(dir, binary, []);
       // The data lives where it was told to: the KV file and the blobs.
       assert.ok((await Deno.stat(`${dir}/data/drive.kv`)).isFile);
       assert.ok((await Deno.stat(`${dir}/data/blobs`)).isDirectory);
@@ -86,19 +89,11 @@ Deno.test("main.ts under exactly the binary's permissions, from another director
   // where no binary can be built.
   const dir = await Deno.makeTempDir({ prefix: "drive-binary-perms-" });
   try {
-    const service = await startService(
+    await walkServiceIn(
+      dir,
       Deno.execPath(),
       ["run", `--config=${ROOT}deno.json`, ...BINARY_PERMISSIONS, `${ROOT}main.ts`],
-      { ...baseEnv(), DRIVE_DATA_DIR: `${dir}/data`, DRIVE_ADMIN_TOKEN: SMOKE_ADMIN_TOKEN },
-      30_000,
-      dir,
     );
-    try {
-      await smokeWalk(service.url);
-    } finally {
-      const status = await service.stop();
-      assert.equal(status.code, 0, service.output());
-    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -6,19 +6,14 @@
  * identity epoch in the same snapshot as its key or adapter record.
  */
 import assert from "node:assert/strict";
-import { ADMIN_TOKEN, AdminClient } from "../helpers/admin.ts";
+import { AdminClient } from "../helpers/admin.ts";
 import { ApiUser } from "../helpers/api.ts";
-import { type MainProcess, startMain } from "../helpers/process.ts";
+import { withTwoMains } from "../helpers/process.ts";
 import { newProviderAdapter } from "../helpers/provider.ts";
-import { ProviderHostClient } from "../../provider/host_client.ts";
+import { ProviderHostClient } from "../../provider/host/client.ts";
 
 Deno.test("changes made on process B are in force on process A's next request", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "drive-identity-cache-" });
-  const env = { DRIVE_DATA_DIR: dir, DRIVE_ADMIN_TOKEN: ADMIN_TOKEN };
-  const procs: MainProcess[] = [];
-  try {
-    procs.push(await startMain(env), await startMain(env));
-    const [a, b] = procs;
+  await withTwoMains({}, async (a, b) => {
     const adminB = new AdminClient(b.url);
     const tenant = await adminB.createTenant("cache");
     const user = await adminB.createUser(tenant.id, "cache", { quotaBytes: 1000 });
@@ -78,8 +73,5 @@ Deno.test("changes made on process B are in force on process A's next request", 
       secret: rotated.body.secret,
     });
     assert.equal(await providerStatus(renewed), 200);
-  } finally {
-    for (const p of procs) await p.stop();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });

@@ -5,26 +5,30 @@
 import type {
   Adapter,
   AdapterOperation,
-  ApiKey,
-  BlobSweep,
   ConnectionTest,
   CreatedAdapter,
-  DocumentLock,
-  IssuedApiKey,
-  LockRelease,
   NewAdapter,
+  RotatedSecret,
+} from "../../api/admin/schemas/adapters.ts";
+import type { Paged } from "../../api/admin/schemas/common.ts";
+import type {
+  ApiKey,
+  IssuedApiKey,
   NewApiKey,
   NewUser,
-  Paged,
   Permission,
-  RotatedSecret,
-  ShareLink,
   ShareType,
   Tenant,
   TenantPatch,
   User,
   UserPatch,
-} from "../../api/admin/schemas.ts";
+} from "../../api/admin/schemas/identity.ts";
+import type {
+  BlobSweep,
+  DocumentLock,
+  LockRelease,
+  ShareLink,
+} from "../../api/admin/schemas/storage.ts";
 import type {
   ActivityPage,
   CreatedWebhook,
@@ -37,25 +41,25 @@ import type {
 import type { TenantDeletion, UserDeletion } from "../../api/admin/schemas/lifecycle.ts";
 import { adminToken, signOut } from "./session.ts";
 
-// The shapes of the admin API are the server's own (api/admin/schemas.ts and schemas/).
+// The shapes of the admin API are the server's own (api/admin/schemas/).
 // `import type` keeps server code out of the browser bundle; the pages take the types from here.
 export type {
   Adapter,
   AdapterOperation,
-  BlobSweep,
   ConnectionTest,
   CreatedAdapter,
-  DocumentLock,
+} from "../../api/admin/schemas/adapters.ts";
+export type { Paged } from "../../api/admin/schemas/common.ts";
+export type {
   IssuedApiKey,
-  Paged,
   Permission,
   Scope,
-  ShareLink,
   SharePolicy,
   ShareType,
   Tenant,
   User,
-} from "../../api/admin/schemas.ts";
+} from "../../api/admin/schemas/identity.ts";
+export type { BlobSweep, DocumentLock, ShareLink } from "../../api/admin/schemas/storage.ts";
 export type {
   ActivityEntry,
   CreatedWebhook,
@@ -186,7 +190,7 @@ async function request<T>(
 const items = <T>(r: { items: T[] }) => r.items;
 const seg = encodeURIComponent;
 
-/** q, cursor and limit of a paged list (api/admin/schemas.ts adminPageQuery). */
+/** q, cursor and limit of a paged list (api/admin/schemas/common.ts adminPageQuery). */
 export interface PageParams {
   q?: string;
   cursor?: string;
@@ -201,13 +205,13 @@ function queryOf(params: Record<string, string | number | boolean | undefined>):
   return text ? `?${text}` : "";
 }
 
-/** Every item of a paged list, for the choices and names a page needs from it. */
-async function allPages<T>(page: (cursor?: string) => Promise<Paged<T>>): Promise<T[]> {
+/** Every item of the paged list at `path`, for the choices and names a page needs from it. */
+async function allPages<T>(path: string): Promise<T[]> {
   const out: T[] = [];
   let cursor: string | undefined;
   // Bounded: 100 pages of the largest size.
   for (let i = 0; i < 100; i++) {
-    const got = await page(cursor);
+    const got = await request<Paged<T>>("GET", `${path}${queryOf({ cursor, limit: 1000 })}`);
     out.push(...got.items);
     if (got.nextCursor === null) break;
     cursor = got.nextCursor;
@@ -215,38 +219,44 @@ async function allPages<T>(page: (cursor?: string) => Promise<Paged<T>>): Promis
   return out;
 }
 
+/** Disables (or enables again) the tenant, user or webhook at `path`. */
+function setDisabled<T>(path: string, disabled: boolean): Promise<T> {
+  return request<T>("POST", `${path}/${disabled ? "disable" : "enable"}`);
+}
+
+/** Deletes for good; `confirm` repeats the target's name, which the server checks. */
+function deleteConfirmed<T>(path: string, confirm: string): Promise<T> {
+  return request<T>("DELETE", `${path}?confirm=${seg(confirm)}`);
+}
+
 export const api = {
   /** Checks a token before it is kept: any authenticated read will do. */
   verifyToken: (token: string) => request<unknown>("GET", "/tenants", undefined, token),
 
   /** Every tenant (the server pages them; tenants are few). */
-  listTenants: () =>
-    allPages((cursor) =>
-      request<Paged<Tenant>>("GET", `/tenants${queryOf({ cursor, limit: 1000 })}`)
-    ),
+  listTenants: () => allPages<Tenant>("/tenants"),
   createTenant: (name: string) => request<Tenant>("POST", "/tenants", { name }),
   updateTenant: (id: number, patch: TenantPatch) =>
     request<Tenant>("PATCH", `/tenants/${id}`, patch),
   setTenantDisabled: (id: number, disabled: boolean) =>
-    request<Tenant>("POST", `/tenants/${id}/${disabled ? "disable" : "enable"}`),
-  /** Deletes for good; `confirm` repeats the tenant's name (the server checks it). */
+    setDisabled<Tenant>(`/tenants/${id}`, disabled),
+  /** `confirm` repeats the tenant's name. */
   deleteTenant: (id: number, confirm: string) =>
-    request<TenantDeletion>("DELETE", `/tenants/${id}?confirm=${seg(confirm)}`),
+    deleteConfirmed<TenantDeletion>(`/tenants/${id}`, confirm),
 
   /** One page of users: searched (q) and of one tenant when given. */
   listUsersPage: (params: PageParams & { tenantId?: number }) =>
     request<Paged<User>>("GET", `/users${queryOf({ ...params })}`),
   /** Every user, for choosing one and naming them by account id. */
-  listUsers: () =>
-    allPages((cursor) => request<Paged<User>>("GET", `/users${queryOf({ cursor, limit: 1000 })}`)),
+  listUsers: () => allPages<User>("/users"),
   createUser: (input: NewUser) => request<User>("POST", "/users", input),
   updateUser: (userSeq: number, patch: UserPatch) =>
     request<User>("PATCH", `/users/${userSeq}`, patch),
   setUserDisabled: (userSeq: number, disabled: boolean) =>
-    request<User>("POST", `/users/${userSeq}/${disabled ? "disable" : "enable"}`),
-  /** Deletes for good; `confirm` repeats the user's accountId (the server checks it). */
+    setDisabled<User>(`/users/${userSeq}`, disabled),
+  /** `confirm` repeats the user's accountId. */
   deleteUser: (userSeq: number, confirm: string) =>
-    request<UserDeletion>("DELETE", `/users/${userSeq}?confirm=${seg(confirm)}`),
+    deleteConfirmed<UserDeletion>(`/users/${userSeq}`, confirm),
 
   /** One page of API keys: searched (q) and of one user when given. */
   listKeysPage: (params: PageParams & { userSeq?: number }) =>
@@ -281,7 +291,7 @@ export const api = {
   createWebhook: (input: NewWebhook) => request<CreatedWebhook>("POST", "/webhooks", input),
   deleteWebhook: (id: string) => request<null>("DELETE", `/webhooks/${seg(id)}`),
   setWebhookDisabled: (id: string, disabled: boolean) =>
-    request<Webhook>("POST", `/webhooks/${seg(id)}/${disabled ? "disable" : "enable"}`),
+    setDisabled<Webhook>(`/webhooks/${seg(id)}`, disabled),
   testWebhook: (id: string) => request<WebhookDelivery>("POST", `/webhooks/${seg(id)}/test`),
   listWebhookDeliveries: (id: string, cursor?: string) =>
     request<WebhookDeliveryPage>("GET", `/webhooks/${seg(id)}/deliveries${queryOf({ cursor })}`),

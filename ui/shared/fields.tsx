@@ -1,7 +1,7 @@
 /** Labelled form controls that show their field's error and mark themselves invalid. */
 import type { Signal } from "@preact/signals";
 import type { ComponentChildren } from "preact";
-import type { FormState } from "./form.ts";
+import { errorsOf, type FieldChecks, type FormState } from "./form.ts";
 
 interface FieldProps {
   form: FormState;
@@ -161,10 +161,18 @@ export function FormError({ form }: { form: FormState }) {
   );
 }
 
+/**
+ * How a form is sent: most forms give their `checks` (a message per invalid field) and `send`,
+ * which FormState.submit runs in order; a form with steps of its own around that gives
+ * `onSubmit`.
+ */
+type Submit =
+  | { onSubmit: (e: Event) => void; checks?: never; send?: never }
+  | { onSubmit?: never; checks: () => FieldChecks; send: () => Promise<void> };
+
 export function Form(
-  { form, onSubmit, label, children }: {
+  { form, onSubmit, checks, send, label, children }: Submit & {
     form: FormState;
-    onSubmit: (e: Event) => void;
     label: string;
     children: ComponentChildren;
   },
@@ -175,7 +183,7 @@ export function Form(
       data-form={form.id}
       aria-label={label}
       noValidate
-      onSubmit={onSubmit}
+      onSubmit={onSubmit ?? ((e) => form.submit(e, () => errorsOf(checks()), send))}
       aria-busy={form.busy.value ? "true" : undefined}
     >
       {children}

@@ -7,7 +7,7 @@ import { signal } from "@preact/signals";
 import { useMemo } from "preact/hooks";
 import { messageOf } from "./format.ts";
 
-export type FieldErrors = Record<string, string>;
+type FieldErrors = Record<string, string>;
 
 /**
  * The words a person knows for the API's field names, so no message shows "quotaBytes" or
@@ -19,7 +19,9 @@ const FIELD_LABELS: Record<string, string> = {
   accountId: "Account id",
   baseUrl: "Base URL",
   confirm: "Confirmation",
+  dryRun: "Dry run",
   email: "E-mail",
+  events: "Events",
   expireDate: "Expiry date",
   folderSeq: "Folder",
   keyId: "Key id",
@@ -37,6 +39,8 @@ const FIELD_LABELS: Record<string, string> = {
   shareSeq: "Share",
   tenantId: "Tenant",
   toUserSeq: "Receiving user",
+  // As the webhook form labels it (pages/webhooks.tsx).
+  url: "Receiver URL",
   userSeq: "User",
 };
 
@@ -142,8 +146,11 @@ export function useForm(fields: readonly string[]): FormState {
   return useMemo(() => new FormState(fields), []);
 }
 
+/** A check per field: its message, or a falsy value when the field is valid. */
+export type FieldChecks = Record<string, string | false | null | undefined>;
+
 /** Keeps only the entries that carry a message. */
-export function errorsOf(checks: Record<string, string | false | null | undefined>): FieldErrors {
+export function errorsOf(checks: FieldChecks): FieldErrors {
   const out: FieldErrors = {};
   for (const [k, v] of Object.entries(checks)) if (v) out[k] = v;
   return out;

@@ -1,11 +1,12 @@
 /**
  * The admin API's shapes of the event log's two admin views (docs/changes.md): the activity log
  * (api/admin/activity.ts) and webhooks with their deliveries (api/admin/webhooks.ts). Like
- * api/admin/schemas.ts, the routes validate with them and the console imports their types.
+ * api/admin/schemas/identity.ts, the routes validate with them and the console imports their types.
  */
-import { z } from "zod";
+import { z } from "@hono/zod-openapi";
 import { EVENT_KINDS } from "../../../kv/events/log.ts";
 import { WEBHOOK_EVENT_FILTERS } from "../../../kv/events/webhooks.ts";
+import { MAX_KEPT_ATTEMPTS } from "../../../kv/events/webhook_attempts.ts";
 import {
   EventActorSchema,
   EventBeforeSchema,
@@ -96,6 +97,22 @@ export const WebhookListSchema = z.object({
   items: z.array(WebhookSchema).describe("Every webhook, oldest first"),
 }).openapi("WebhookList", { description: "The webhook subscriptions" });
 
+const WebhookAttemptSchema = z.object({
+  at: z.string().describe("When the attempt began (ISO 8601)"),
+  status: z.number().int().nullable().describe("The HTTP status answered; null: no answer")
+    .openapi({ example: 503 }),
+  error: z.string().nullable().describe(
+    "Why it failed (network error, timeout, non-2xx answer); null: it succeeded",
+  ).openapi({ example: "answered 503" }),
+  durationMs: z.number().int().describe("How long it took"),
+  response: z.string().nullable().describe(
+    "The first KiB of the answer's body, as text; null: no answer or an empty one",
+  ),
+  nextAttemptAt: z.string().nullable().describe(
+    "When the retry this failure scheduled is due; null: none (a success, or the last try)",
+  ),
+}).openapi("WebhookAttempt", { description: "One attempt of a delivery" });
+
 export const WebhookDeliverySchema = z.object({
   id: z.string().describe("The delivery id; its webhook-id header is msg_<id>"),
   webhookId: z.string().describe("The webhook it goes to"),
@@ -111,7 +128,12 @@ export const WebhookDeliverySchema = z.object({
   lastStatus: z.number().int().nullable().describe("HTTP status of the last attempt; null: none"),
   lastError: z.string().nullable().describe("Why the last attempt failed, if it did"),
   lastDurationMs: z.number().int().nullable().describe("How long the last attempt took"),
-}).openapi("WebhookDelivery", { description: "One delivery attempt of an event to a webhook" });
+  attemptLog: z.array(WebhookAttemptSchema).describe(
+    `The attempts, newest first: the latest ${MAX_KEPT_ATTEMPTS} are kept (attempts counts them all)`,
+  ),
+}).openapi("WebhookDelivery", {
+  description: "One event's delivery to a webhook, with its attempts",
+});
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 
 export const WebhookDeliveryPageSchema = z.object({

@@ -1,9 +1,9 @@
 /**
  * The admin API's shapes of deleting a user or a tenant for good and of transferring a drive
- * (api/admin/lifecycle.ts; kv/lifecycle/). Like api/admin/schemas.ts, the routes validate with
+ * (api/admin/lifecycle.ts; kv/lifecycle/). Like api/admin/schemas/identity.ts, the routes validate with
  * them and the console imports their types.
  */
-import { z } from "zod";
+import { z } from "@hono/zod-openapi";
 
 /** ?confirm= of a deletion: the user's accountId (any case) or the tenant's exact name. */
 export const ConfirmQuery = z.object({
@@ -40,7 +40,6 @@ export const TransferBody = z.object({
     .describe("The user receiving the drive: another user of the same tenant")
     .openapi({ example: 2 }),
 }).strict();
-export type TransferRequest = z.input<typeof TransferBody>;
 
 /** POST /users/{userSeq}/transfer's answer. */
 export const DriveTransferSchema = z.object({

@@ -2,7 +2,7 @@
 import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { api, type ConnectionTest, type TestProblem } from "../api.ts";
-import { errorsOf, useForm } from "../../shared/form.ts";
+import { useForm } from "../../shared/form.ts";
 import { Form, SubmitRow, TextField } from "../../shared/fields.tsx";
 
 function validBaseUrl(raw: string): string | null {
@@ -40,12 +40,12 @@ export function TestRunner(
     <Form
       form={form}
       label={`Connection test of ${adapter}`}
-      onSubmit={(e) =>
-        form.submit(e, () => errorsOf({ baseUrl: validBaseUrl(baseUrl.value) }), async () => {
-          // A previous verdict must not stand next to a run in progress.
-          onStart();
-          onResult(await api.testAdapter(adapter, baseUrl.value.trim() || undefined));
-        })}
+      checks={() => ({ baseUrl: validBaseUrl(baseUrl.value) })}
+      send={async () => {
+        // A previous verdict must not stand next to a run in progress.
+        onStart();
+        onResult(await api.testAdapter(adapter, baseUrl.value.trim() || undefined));
+      }}
     >
       <TextField
         form={form}

@@ -5,6 +5,47 @@
  */
 import { ConfirmButton } from "./confirm.tsx";
 import { useAction } from "./data.tsx";
+import { EditButton } from "./table.tsx";
+
+/**
+ * A tenant or user row's actions: open it in the editor, disable or enable it, delete it. The
+ * list is read again after a change, and after `onDeleted` (which closes the row's editor).
+ */
+export function LifecycleActions(
+  { what, editing, onEdit, onDeleted, disabled, setDisabled, consequence, remove, reload }: {
+    /** "user ana", "tenant Acme". */
+    what: string;
+    editing: boolean;
+    onEdit: () => void;
+    onDeleted: () => void;
+    disabled: boolean;
+    setDisabled: (disable: boolean) => Promise<unknown>;
+    /** What goes with it when deleted, in words. */
+    consequence: string;
+    remove: () => Promise<unknown>;
+    reload: () => Promise<void>;
+  },
+) {
+  return (
+    <span class="row-actions">
+      <EditButton label={`Edit ${what}`} editing={editing} onEdit={onEdit} />
+      <DisableButton
+        disabled={disabled}
+        what={what}
+        onToggle={(off) => setDisabled(off).then(reload)}
+      />
+      <DeleteButton
+        what={what}
+        consequence={consequence}
+        onDelete={() =>
+          remove().then(() => {
+            onDeleted();
+            return reload();
+          })}
+      />
+    </span>
+  );
+}
 
 export function DisableButton(
   { disabled, what, onToggle }: {
@@ -33,7 +74,7 @@ export function DisableButton(
   );
 }
 
-export function DeleteButton(
+function DeleteButton(
   { what, consequence, onDelete }: {
     /** "user ana", "tenant Acme". */
     what: string;

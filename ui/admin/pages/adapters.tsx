@@ -16,11 +16,11 @@ import {
 import { ConfirmButton } from "../components/confirm.tsx";
 import { TestResult, TestRunner } from "../components/connection_check.tsx";
 import { Items, ListState, useLoaded } from "../components/data.tsx";
-import { Panel } from "../components/panel.tsx";
+import { ColumnsPage, Panel } from "../components/panel.tsx";
 import { type NewSecret, SecretPanel } from "../components/secret.tsx";
 import { UserField, useUserChoice, useUsers } from "../components/users.tsx";
 import { FieldGroup, Form, SubmitRow, TextField, Toggle } from "../../shared/fields.tsx";
-import { errorsOf, parseWhole, useForm } from "../../shared/form.ts";
+import { parseWhole, useForm } from "../../shared/form.ts";
 
 /** lock and unlock are one switch: the protocol enables them together. */
 const OPERATION_SWITCHES: { id: string; label: string; ops: AdapterOperation[] }[] = [
@@ -74,30 +74,25 @@ function RegisterForm(
     <Form
       form={form}
       label="Register an adapter"
-      onSubmit={(e) =>
-        form.submit(
-          e,
-          () =>
-            errorsOf({
-              name: validAdapterName(name.value),
-              userSeq: !userSeq.value && "Choose the user whose drive the adapter serves.",
-              folderSeq: folderSeq.value.trim() !== "" && !parseWhole(folderSeq.value) &&
-                "Enter a folder seq (a positive whole number) or leave it empty.",
-              secret: validSecret(secret.value),
-            }),
-          async () => {
-            const created = await api.registerAdapter({
-              name: name.value.trim(),
-              userSeq: Number(userSeq.value),
-              ...(folderSeq.value.trim() ? { folderSeq: Number(folderSeq.value.trim()) } : {}),
-              ...(secret.value ? { secret: secret.value } : {}),
-              operations: operations(),
-              readOnly: readOnly.value,
-            });
-            name.value = folderSeq.value = secret.value = "";
-            onRegistered(created);
-          },
-        )}
+      checks={() => ({
+        name: validAdapterName(name.value),
+        userSeq: !userSeq.value && "Choose the user whose drive the adapter serves.",
+        folderSeq: folderSeq.value.trim() !== "" && !parseWhole(folderSeq.value) &&
+          "Enter a folder seq (a positive whole number) or leave it empty.",
+        secret: validSecret(secret.value),
+      })}
+      send={async () => {
+        const created = await api.registerAdapter({
+          name: name.value.trim(),
+          userSeq: Number(userSeq.value),
+          ...(folderSeq.value.trim() ? { folderSeq: Number(folderSeq.value.trim()) } : {}),
+          ...(secret.value ? { secret: secret.value } : {}),
+          operations: operations(),
+          readOnly: readOnly.value,
+        });
+        name.value = folderSeq.value = secret.value = "";
+        onRegistered(created);
+      }}
     >
       <h2>Register an adapter</h2>
       <TextField
@@ -244,27 +239,10 @@ export function AdaptersPage() {
   const adapters = useLoaded(api.listAdapters);
   const shown = useSignal<NewSecret | null>(null);
   return (
-    <>
-      <h1>Adapters</h1>
-      <div class="columns">
-        <Panel id="adapter-list-title" title="Registered adapters">
-          <ListState loaded={adapters} empty="No adapters registered.">
-            {(items) => (
-              <ul class="cards">
-                {items.map((a) => (
-                  <AdapterRow
-                    key={a.name}
-                    adapter={a}
-                    owner={users.accountOf(a.userSeq)}
-                    onSecret={(title, secret) => (shown.value = { title, secret })}
-                    onChanged={adapters.reload}
-                  />
-                ))}
-              </ul>
-            )}
-          </ListState>
-        </Panel>
-        <div class="stack">
+    <ColumnsPage
+      title="Adapters"
+      side={
+        <>
           <SecretPanel shown={shown} label="Adapter secret" storage="sealed" />
           <section class="panel">
             <Items
@@ -282,8 +260,26 @@ export function AdaptersPage() {
               )}
             </Items>
           </section>
-        </div>
-      </div>
-    </>
+        </>
+      }
+    >
+      <Panel id="adapter-list-title" title="Registered adapters">
+        <ListState loaded={adapters} empty="No adapters registered.">
+          {(items) => (
+            <ul class="cards">
+              {items.map((a) => (
+                <AdapterRow
+                  key={a.name}
+                  adapter={a}
+                  owner={users.accountOf(a.userSeq)}
+                  onSecret={(title, secret) => (shown.value = { title, secret })}
+                  onChanged={adapters.reload}
+                />
+              ))}
+            </ul>
+          )}
+        </ListState>
+      </Panel>
+    </ColumnsPage>
   );
 }

@@ -9,7 +9,7 @@ import { type NewSecret, SecretPanel } from "../components/secret.tsx";
 import { PagedTable, usePagedList } from "../components/paged_table.tsx";
 import { UserField, userOptions, useUserChoice, useUsers } from "../components/users.tsx";
 import { Form, SubmitRow, TextField, Toggle } from "../../shared/fields.tsx";
-import { errorsOf, useForm } from "../../shared/form.ts";
+import { useForm } from "../../shared/form.ts";
 
 function IssueKeyForm(
   { users, onIssued }: { users: User[]; onIssued: (key: IssuedApiKey) => void },
@@ -23,24 +23,19 @@ function IssueKeyForm(
     <Form
       form={form}
       label="Issue an API key"
-      onSubmit={(e) =>
-        form.submit(
-          e,
-          () =>
-            errorsOf({
-              userSeq: !userSeq.value && "Choose the user the key acts for.",
-              label: label.value.length > 200 && "The label must be at most 200 characters.",
-            }),
-          async () => {
-            const issued = await api.issueKey({
-              userSeq: Number(userSeq.value),
-              scopes: write.value ? ["api:read", "api:write"] : ["api:read"],
-              label: label.value.trim() || null,
-            });
-            label.value = "";
-            onIssued(issued);
-          },
-        )}
+      checks={() => ({
+        userSeq: !userSeq.value && "Choose the user the key acts for.",
+        label: label.value.length > 200 && "The label must be at most 200 characters.",
+      })}
+      send={async () => {
+        const issued = await api.issueKey({
+          userSeq: Number(userSeq.value),
+          scopes: write.value ? ["api:read", "api:write"] : ["api:read"],
+          label: label.value.trim() || null,
+        });
+        label.value = "";
+        onIssued(issued);
+      }}
     >
       <h2>Issue an API key</h2>
       <UserField form={form} label="User" users={users} value={userSeq} />

@@ -17,11 +17,7 @@ export function LocksPage() {
   return (
     <>
       <h1>Locks</h1>
-      <Panel
-        id="locks-title"
-        title="Locked documents"
-        tools={<button type="button" onClick={locks.reload}>Refresh</button>}
-      >
+      <Panel id="locks-title" title="Locked documents" onRefresh={locks.reload}>
         <ListTable
           loaded={locks}
           empty="No document is locked."

@@ -25,11 +25,7 @@ export function ShareLinksPage() {
   return (
     <>
       <h1>Share links</h1>
-      <Panel
-        id="links-title"
-        title="Active links"
-        tools={<button type="button" onClick={links.reload}>Refresh</button>}
-      >
+      <Panel id="links-title" title="Active links" onRefresh={links.reload}>
         <PagedTable
           list={links}
           name="links"

@@ -2,7 +2,7 @@
 import { useSignal } from "@preact/signals";
 import { api, ApiError } from "../api.ts";
 import { Form, SubmitRow, TextField } from "../../shared/fields.tsx";
-import { errorsOf, useForm } from "../../shared/form.ts";
+import { useForm } from "../../shared/form.ts";
 import { signIn, signOutReason } from "../session.ts";
 
 export function SignInPage() {
@@ -16,23 +16,19 @@ export function SignInPage() {
       <Form
         form={form}
         label="Sign in"
-        onSubmit={(e) =>
-          form.submit(
-            e,
-            () => errorsOf({ token: !token.value.trim() && "Enter the admin token." }),
-            async () => {
-              const value = token.value.trim();
-              try {
-                await api.verifyToken(value);
-              } catch (err) {
-                if (err instanceof ApiError && err.status === 401) {
-                  throw new ApiError(401, err.code, "This admin token is not valid.", "token");
-                }
-                throw err;
-              }
-              signIn(value);
-            },
-          )}
+        checks={() => ({ token: !token.value.trim() && "Enter the admin token." })}
+        send={async () => {
+          const value = token.value.trim();
+          try {
+            await api.verifyToken(value);
+          } catch (err) {
+            if (err instanceof ApiError && err.status === 401) {
+              throw new ApiError(401, err.code, "This admin token is not valid.", "token");
+            }
+            throw err;
+          }
+          signIn(value);
+        }}
       >
         <TextField
           form={form}

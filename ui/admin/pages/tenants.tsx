@@ -11,11 +11,11 @@ import {
   type Tenant,
 } from "../api.ts";
 import { useLoaded } from "../components/data.tsx";
-import { Panel } from "../components/panel.tsx";
-import { EditButton, ListTable } from "../components/table.tsx";
-import { DeleteButton, DisableButton, DisabledBadge } from "../components/lifecycle.tsx";
+import { ColumnsPage, Panel } from "../components/panel.tsx";
+import { ListTable } from "../components/table.tsx";
+import { DisabledBadge, LifecycleActions } from "../components/lifecycle.tsx";
 import { FieldGroup, Form, SubmitRow, TextField } from "../../shared/fields.tsx";
-import { errorsOf, useForm, validName } from "../../shared/form.ts";
+import { useForm, validName } from "../../shared/form.ts";
 
 const SHARE_TYPE_LABEL: Record<ShareType, string> = {
   SPECIFIC_USERS: "Specific users",
@@ -46,13 +46,13 @@ function CreateTenantForm({ onCreated }: { onCreated: (t: Tenant) => void }) {
     <Form
       form={form}
       label="Create a tenant"
-      onSubmit={(e) =>
-        form.submit(e, () => errorsOf({ name: validName(name.value, "tenant name") }), async () => {
-          const t = await api.createTenant(name.value.trim());
-          form.notice.value = `Tenant “${t.name}” created (id ${t.id}).`;
-          name.value = "";
-          onCreated(t);
-        })}
+      checks={() => ({ name: validName(name.value, "tenant name") })}
+      send={async () => {
+        const t = await api.createTenant(name.value.trim());
+        form.notice.value = `Tenant “${t.name}” created (id ${t.id}).`;
+        name.value = "";
+        onCreated(t);
+      }}
     >
       <h2>Create a tenant</h2>
       <TextField form={form} name="name" label="Tenant name" required value={name} />
@@ -85,16 +85,16 @@ function PolicyEditor({ tenant, onSaved }: { tenant: Tenant; onSaved: (t: Tenant
     policy.value = next;
   };
 
-  const validate = () => {
+  const checks = () => {
     const bad = SHARE_TYPES.find((t) => {
       const perms = policy.value[t].maxPermissions;
       return policy.value[t].allowed && perms.length > 0 && !perms.includes("VIEW");
     });
-    return errorsOf({
+    return {
       name: validName(name.value, "tenant name"),
       sharePolicy: bad &&
         `${SHARE_TYPE_LABEL[bad]}: every other permission needs View, so allow View too.`,
-    });
+    };
   };
 
   const policyError = form.errors.value.sharePolicy;
@@ -102,15 +102,15 @@ function PolicyEditor({ tenant, onSaved }: { tenant: Tenant; onSaved: (t: Tenant
     <Form
       form={form}
       label={`Edit tenant ${tenant.name}`}
-      onSubmit={(e) =>
-        form.submit(e, validate, async () => {
-          const t = await api.updateTenant(tenant.id, {
-            name: name.value.trim(),
-            sharePolicy: policy.value,
-          });
-          form.notice.value = `Saved at ${new Date().toLocaleTimeString()}.`;
-          onSaved(t);
-        })}
+      checks={checks}
+      send={async () => {
+        const t = await api.updateTenant(tenant.id, {
+          name: name.value.trim(),
+          sharePolicy: policy.value,
+        });
+        form.notice.value = `Saved at ${new Date().toLocaleTimeString()}.`;
+        onSaved(t);
+      }}
     >
       <h2>Tenant “{tenant.name}”</h2>
       <TextField form={form} name="name" label="Tenant name" required value={name} />
@@ -171,54 +171,10 @@ export function TenantsPage() {
   const selected = useSignal<number | null>(null);
   const current = tenants.data.value?.find((t) => t.id === selected.value) ?? null;
   return (
-    <>
-      <h1>Tenants</h1>
-      <div class="columns">
-        <Panel id="tenant-list-title" title="All tenants">
-          <ListTable
-            loaded={tenants}
-            empty="No tenants yet: create the first one."
-            columns={[
-              { label: "Id", cell: (t) => t.id },
-              {
-                label: "Name",
-                cell: (t) => (
-                  <>
-                    {t.name} <DisabledBadge disabledAt={t.disabledAt} />
-                  </>
-                ),
-              },
-              { label: "Sharing allowed", cell: (t) => policySummary(t.sharePolicy) },
-              { label: "Created", cell: (t) => formatDate(t.createdAt) },
-            ]}
-            rowKey={(t) => t.id}
-            rowClass={(t) => t.id === selected.value ? "selected" : undefined}
-            actions={(t) => (
-              <span class="row-actions">
-                <EditButton
-                  label={`Edit tenant ${t.name}`}
-                  editing={t.id === selected.value}
-                  onEdit={() => (selected.value = t.id)}
-                />
-                <DisableButton
-                  disabled={t.disabledAt !== null}
-                  what={`tenant ${t.name}`}
-                  onToggle={(off) => api.setTenantDisabled(t.id, off).then(tenants.reload)}
-                />
-                <DeleteButton
-                  what={`tenant ${t.name}`}
-                  consequence="Every user in it is deleted, with all their files."
-                  onDelete={() =>
-                    api.deleteTenant(t.id, t.name).then(() => {
-                      if (selected.value === t.id) selected.value = null;
-                      return tenants.reload();
-                    })}
-                />
-              </span>
-            )}
-          />
-        </Panel>
-        <div class="stack">
+    <ColumnsPage
+      title="Tenants"
+      side={
+        <>
           <section class="panel">
             <CreateTenantForm
               onCreated={(t) => {
@@ -232,8 +188,45 @@ export function TenantsPage() {
               <PolicyEditor key={current.id} tenant={current} onSaved={() => tenants.reload()} />
             </section>
           )}
-        </div>
-      </div>
-    </>
+        </>
+      }
+    >
+      <Panel id="tenant-list-title" title="All tenants">
+        <ListTable
+          loaded={tenants}
+          empty="No tenants yet: create the first one."
+          columns={[
+            { label: "Id", cell: (t) => t.id },
+            {
+              label: "Name",
+              cell: (t) => (
+                <>
+                  {t.name} <DisabledBadge disabledAt={t.disabledAt} />
+                </>
+              ),
+            },
+            { label: "Sharing allowed", cell: (t) => policySummary(t.sharePolicy) },
+            { label: "Created", cell: (t) => formatDate(t.createdAt) },
+          ]}
+          rowKey={(t) => t.id}
+          rowClass={(t) => t.id === selected.value ? "selected" : undefined}
+          actions={(t) => (
+            <LifecycleActions
+              what={`tenant ${t.name}`}
+              editing={t.id === selected.value}
+              onEdit={() => (selected.value = t.id)}
+              disabled={t.disabledAt !== null}
+              onDeleted={() => {
+                if (selected.value === t.id) selected.value = null;
+              }}
+              setDisabled={(off) => api.setTenantDisabled(t.id, off)}
+              consequence="Every user in it is deleted, with all their files."
+              remove={() => api.deleteTenant(t.id, t.name)}
+              reload={tenants.reload}
+            />
+          )}
+        />
+      </Panel>
+    </ColumnsPage>
   );
 }

@@ -2,12 +2,11 @@
 import { type Signal, useSignal } from "@preact/signals";
 import { api, type Tenant, type User } from "../api.ts";
 import { Items, UsageBar, useLoaded } from "../components/data.tsx";
-import { FilterSelect, Panel } from "../components/panel.tsx";
-import { EditButton } from "../components/table.tsx";
+import { ColumnsPage, FilterSelect, Panel } from "../components/panel.tsx";
 import { PagedTable, usePagedList } from "../components/paged_table.tsx";
-import { DeleteButton, DisableButton, DisabledBadge } from "../components/lifecycle.tsx";
+import { DisabledBadge, LifecycleActions } from "../components/lifecycle.tsx";
 import { Form, SelectField, SubmitRow, TextField } from "../../shared/fields.tsx";
-import { errorsOf, type FormState, useForm, validName } from "../../shared/form.ts";
+import { type FormState, useForm, validName } from "../../shared/form.ts";
 import { parseQuota, QUOTA_UNITS, quotaParts } from "../quota.ts";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -77,34 +76,33 @@ function CreateUserForm({ tenants, onCreated }: { tenants: Tenant[]; onCreated: 
   const unit = useSignal("GiB");
 
   const quota = () => amount.value.trim() === "" ? undefined : parseQuota(amount.value, unit.value);
-  const validate = () =>
-    errorsOf({
-      tenantId: !tenantId.value && "Choose the user's tenant.",
-      accountId: validAccountId(accountId.value),
-      ...profileErrors(email.value, name.value, quota()),
-    });
+  const checks = () => ({
+    tenantId: !tenantId.value && "Choose the user's tenant.",
+    accountId: validAccountId(accountId.value),
+    ...profileErrors(email.value, name.value, quota()),
+  });
   return (
     <Form
       form={form}
       label="Create a user"
-      onSubmit={(e) =>
-        form.submit(e, validate, async () => {
-          const q = quota();
-          const user = await api.createUser({
-            tenantId: Number(tenantId.value),
-            accountId: accountId.value.trim(),
-            email: email.value.trim(),
-            name: name.value.trim(),
-            ...(typeof q === "number" ? { quotaBytes: q } : {}),
-          });
-          form.notice.value = `User “${user.accountId}” created (seq ${user.userSeq}).`;
-          accountId.value =
-            email.value =
-            name.value =
-            amount.value =
-              "";
-          onCreated();
-        })}
+      checks={checks}
+      send={async () => {
+        const q = quota();
+        const user = await api.createUser({
+          tenantId: Number(tenantId.value),
+          accountId: accountId.value.trim(),
+          email: email.value.trim(),
+          name: name.value.trim(),
+          ...(typeof q === "number" ? { quotaBytes: q } : {}),
+        });
+        form.notice.value = `User “${user.accountId}” created (seq ${user.userSeq}).`;
+        accountId.value =
+          email.value =
+          name.value =
+          amount.value =
+            "";
+        onCreated();
+      }}
     >
       <h2>Create a user</h2>
       <SelectField
@@ -132,22 +130,21 @@ function EditUserForm({ user, onSaved }: { user: User; onSaved: () => void }) {
   const parts = quotaParts(user.quotaBytes);
   const amount = useSignal(parts.amount);
   const unit = useSignal(parts.unit);
-  const validate = () =>
-    errorsOf(profileErrors(email.value, name.value, parseQuota(amount.value, unit.value)));
+  const checks = () => profileErrors(email.value, name.value, parseQuota(amount.value, unit.value));
   return (
     <Form
       form={form}
       label={`Edit user ${user.accountId}`}
-      onSubmit={(e) =>
-        form.submit(e, validate, async () => {
-          await api.updateUser(user.userSeq, {
-            email: email.value.trim(),
-            name: name.value.trim(),
-            quotaBytes: parseQuota(amount.value, unit.value) as number,
-          });
-          form.notice.value = `Saved at ${new Date().toLocaleTimeString()}.`;
-          onSaved();
-        })}
+      checks={checks}
+      send={async () => {
+        await api.updateUser(user.userSeq, {
+          email: email.value.trim(),
+          name: name.value.trim(),
+          quotaBytes: parseQuota(amount.value, unit.value) as number,
+        });
+        form.notice.value = `Saved at ${new Date().toLocaleTimeString()}.`;
+        onSaved();
+      }}
     >
       <h2>User “{user.accountId}”</h2>
       <TextField form={form} name="name" label="Display name" required value={name} />
@@ -170,80 +167,10 @@ export function UsersPage() {
   const tenantName = (id: number) => tenants.data.value?.find((t) => t.id === id)?.name ?? id;
   const current = users.data.value?.find((u) => u.userSeq === editing.value) ?? null;
   return (
-    <>
-      <h1>Users</h1>
-      <div class="columns">
-        <Panel
-          id="user-list-title"
-          title="Storage per user"
-          tools={
-            <FilterSelect
-              id="user-filter"
-              label="Tenant"
-              all="All tenants"
-              value={filter}
-              options={(tenants.data.value ?? []).map((t) => ({
-                value: String(t.id),
-                label: t.name,
-              }))}
-            />
-          }
-        >
-          <PagedTable
-            list={users}
-            name="users"
-            searchHint="Start of an account id, e-mail, name or a word of the name."
-            empty="No users yet."
-            columns={[
-              {
-                label: "Account",
-                cell: (u) => (
-                  <>
-                    <strong>{u.accountId}</strong> <DisabledBadge disabledAt={u.disabledAt} />
-                    <span class="sub">{u.name} · {u.email} · seq {u.userSeq}</span>
-                  </>
-                ),
-              },
-              { label: "Tenant", cell: (u) => tenantName(u.tenantId) },
-              {
-                label: "Storage used",
-                cell: (u) => (
-                  <UsageBar
-                    used={u.usedBytes}
-                    quota={u.quotaBytes}
-                    label={`Storage used by ${u.accountId}`}
-                  />
-                ),
-              },
-            ]}
-            rowKey={(u) => u.userSeq}
-            rowClass={(u) => u.userSeq === editing.value ? "selected" : undefined}
-            actions={(u) => (
-              <span class="row-actions">
-                <EditButton
-                  label={`Edit user ${u.accountId}`}
-                  editing={u.userSeq === editing.value}
-                  onEdit={() => (editing.value = u.userSeq)}
-                />
-                <DisableButton
-                  disabled={Boolean(u.disabledAt)}
-                  what={`user ${u.accountId}`}
-                  onToggle={(off) => api.setUserDisabled(u.userSeq, off).then(users.reload)}
-                />
-                <DeleteButton
-                  what={`user ${u.accountId}`}
-                  consequence="Their files, versions, trash, shares, links and keys go with them."
-                  onDelete={() =>
-                    api.deleteUser(u.userSeq, u.accountId).then(() => {
-                      if (editing.value === u.userSeq) editing.value = null;
-                      return users.reload();
-                    })}
-                />
-              </span>
-            )}
-          />
-        </Panel>
-        <div class="stack">
+    <ColumnsPage
+      title="Users"
+      side={
+        <>
           {current && (
             <section class="panel">
               <EditUserForm key={current.userSeq} user={current} onSaved={users.reload} />
@@ -257,8 +184,71 @@ export function UsersPage() {
               {(items) => <CreateUserForm tenants={items} onCreated={users.reload} />}
             </Items>
           </section>
-        </div>
-      </div>
-    </>
+        </>
+      }
+    >
+      <Panel
+        id="user-list-title"
+        title="Storage per user"
+        tools={
+          <FilterSelect
+            id="user-filter"
+            label="Tenant"
+            all="All tenants"
+            value={filter}
+            options={(tenants.data.value ?? []).map((t) => ({
+              value: String(t.id),
+              label: t.name,
+            }))}
+          />
+        }
+      >
+        <PagedTable
+          list={users}
+          name="users"
+          searchHint="Start of an account id, e-mail, name or a word of the name."
+          empty="No users yet."
+          columns={[
+            {
+              label: "Account",
+              cell: (u) => (
+                <>
+                  <strong>{u.accountId}</strong> <DisabledBadge disabledAt={u.disabledAt} />
+                  <span class="sub">{u.name} · {u.email} · seq {u.userSeq}</span>
+                </>
+              ),
+            },
+            { label: "Tenant", cell: (u) => tenantName(u.tenantId) },
+            {
+              label: "Storage used",
+              cell: (u) => (
+                <UsageBar
+                  used={u.usedBytes}
+                  quota={u.quotaBytes}
+                  label={`Storage used by ${u.accountId}`}
+                />
+              ),
+            },
+          ]}
+          rowKey={(u) => u.userSeq}
+          rowClass={(u) => u.userSeq === editing.value ? "selected" : undefined}
+          actions={(u) => (
+            <LifecycleActions
+              what={`user ${u.accountId}`}
+              editing={u.userSeq === editing.value}
+              onEdit={() => (editing.value = u.userSeq)}
+              disabled={Boolean(u.disabledAt)}
+              onDeleted={() => {
+                if (editing.value === u.userSeq) editing.value = null;
+              }}
+              setDisabled={(off) => api.setUserDisabled(u.userSeq, off)}
+              consequence="Their files, versions, trash, shares, links and keys go with them."
+              remove={() => api.deleteUser(u.userSeq, u.accountId)}
+              reload={users.reload}
+            />
+          )}
+        />
+      </Panel>
+    </ColumnsPage>
   );
 }

@@ -7,7 +7,7 @@ import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { formatDate } from "../../shared/format.ts";
 import { FieldGroup, Form, SubmitRow, TextField, Toggle } from "../../shared/fields.tsx";
-import { errorsOf, parseWhole, useForm } from "../../shared/form.ts";
+import { parseWhole, useForm } from "../../shared/form.ts";
 import {
   api,
   type CreatedWebhook,
@@ -19,7 +19,7 @@ import {
 import { ConfirmButton } from "../components/confirm.tsx";
 import { ListState, useAction, useLoaded } from "../components/data.tsx";
 import { DisableButton } from "../components/lifecycle.tsx";
-import { Panel } from "../components/panel.tsx";
+import { ColumnsPage, Panel } from "../components/panel.tsx";
 import { type NewSecret, SecretPanel } from "../components/secret.tsx";
 import { ListTable } from "../components/table.tsx";
 
@@ -47,26 +47,21 @@ function CreateForm({ onCreated }: { onCreated: (w: CreatedWebhook) => void }) {
     <Form
       form={form}
       label="Create a webhook"
-      onSubmit={(e) =>
-        form.submit(
-          e,
-          () =>
-            errorsOf({
-              url: validUrl(url.value),
-              events: chosen().length === 0 && "Choose at least one kind of event, or all.",
-              tenantId: tenantId.value.trim() !== "" && !parseWhole(tenantId.value) &&
-                "Enter a tenant id (a positive whole number) or leave it empty.",
-            }),
-          async () => {
-            const created = await api.createWebhook({
-              url: url.value.trim(),
-              events: chosen(),
-              ...(tenantId.value.trim() ? { tenantId: Number(tenantId.value.trim()) } : {}),
-            });
-            url.value = tenantId.value = "";
-            onCreated(created);
-          },
-        )}
+      checks={() => ({
+        url: validUrl(url.value),
+        events: chosen().length === 0 && "Choose at least one kind of event, or all.",
+        tenantId: tenantId.value.trim() !== "" && !parseWhole(tenantId.value) &&
+          "Enter a tenant id (a positive whole number) or leave it empty.",
+      })}
+      send={async () => {
+        const created = await api.createWebhook({
+          url: url.value.trim(),
+          events: chosen(),
+          ...(tenantId.value.trim() ? { tenantId: Number(tenantId.value.trim()) } : {}),
+        });
+        url.value = tenantId.value = "";
+        onCreated(created);
+      }}
     >
       <h2>Create a webhook</h2>
       <TextField
@@ -145,7 +140,7 @@ function DeliveryList({ webhook }: { webhook: Webhook }) {
           { label: "Event", cell: (d) => d.type },
           { label: "Queued", cell: (d) => formatDate(d.createdAt) },
           { label: "Status", cell: (d) => d.status },
-          { label: "Attempts", cell: (d) => d.attempts },
+          { label: "Attempts", cell: (d) => <Attempts delivery={d} /> },
           { label: "Last answer", cell: (d) => d.lastStatus ?? d.lastError ?? "—" },
         ]}
         rowKey={(d) => d.id}
@@ -161,6 +156,34 @@ function DeliveryList({ webhook }: { webhook: Webhook }) {
         )}
       />
     </div>
+  );
+}
+
+/**
+ * A delivery's attempts, newest first, behind its count: when, the status or the error, how
+ * long it took, the start of the answer and when the next try is due (as Svix and GitHub show).
+ */
+/** An attempt's time: to the second, since retries come seconds apart. */
+const attemptTime = (iso: string) =>
+  new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+
+function Attempts({ delivery }: { delivery: WebhookDelivery }) {
+  if (delivery.attemptLog.length === 0) return <>{delivery.attempts}</>;
+  return (
+    <details class="attempts">
+      <summary>{delivery.attempts}</summary>
+      <ol aria-label={`Attempts of delivery ${delivery.type} of ${formatDate(delivery.createdAt)}`}>
+        {delivery.attemptLog.map((a) => (
+          <li key={a.at}>
+            <span>{formatDate(a.at)}</span> <strong>{a.status ?? "no answer"}</strong>
+            {a.error && a.error !== `answered ${a.status}` && <span>: {a.error}</span>}{" "}
+            <span>({a.durationMs} ms)</span>
+            {a.nextAttemptAt && <span>; next try {attemptTime(a.nextAttemptAt)}</span>}
+            {a.response && <pre>{a.response}</pre>}
+          </li>
+        ))}
+      </ol>
+    </details>
   );
 }
 
@@ -248,29 +271,10 @@ export function WebhooksPage() {
   const webhooks = useLoaded(api.listWebhooks);
   const shown = useSignal<NewSecret | null>(null);
   return (
-    <>
-      <h1>Webhooks</h1>
-      <div class="columns">
-        <Panel
-          id="webhook-list-title"
-          title="Webhooks"
-          tools={<button type="button" onClick={webhooks.reload}>Refresh</button>}
-        >
-          <ListState loaded={webhooks} empty="No webhooks yet.">
-            {(items) => (
-              <ul class="cards">
-                {items.map((w) => (
-                  <WebhookCard
-                    key={w.id}
-                    webhook={w}
-                    onChanged={webhooks.reload}
-                  />
-                ))}
-              </ul>
-            )}
-          </ListState>
-        </Panel>
-        <div class="stack">
+    <ColumnsPage
+      title="Webhooks"
+      side={
+        <>
           <SecretPanel shown={shown} label="Webhook signing secret" storage="sealed" />
           <section class="panel">
             <CreateForm
@@ -280,8 +284,18 @@ export function WebhooksPage() {
               }}
             />
           </section>
-        </div>
-      </div>
-    </>
+        </>
+      }
+    >
+      <Panel id="webhook-list-title" title="Webhooks" onRefresh={webhooks.reload}>
+        <ListState loaded={webhooks} empty="No webhooks yet.">
+          {(items) => (
+            <ul class="cards">
+              {items.map((w) => <WebhookCard key={w.id} webhook={w} onChanged={webhooks.reload} />)}
+            </ul>
+          )}
+        </ListState>
+      </Panel>
+    </ColumnsPage>
   );
 }

@@ -9,23 +9,28 @@ import { fail } from "../errors.ts";
 import { eventLogKey } from "../keys.ts";
 import { accessIfVisible } from "../sharing/authorize.ts";
 import { loadPath } from "../tree/resources.ts";
-import { AUDIT_KINDS, barrierVersionstamp, type DriveEvent, type EventKind } from "./log.ts";
+import {
+  AUDIT_KINDS,
+  barrierVersionstamp,
+  type DriveEvent,
+  type EventKind,
+} from "../events/log.ts";
 import {
   comparePositions,
   encodeCursor,
   type EventPosition,
   positionOfKey,
   WHOLE_COMMIT,
-} from "./positions.ts";
-import { readFloor, type SequencedEvent } from "./sequencer.ts";
-import type { EventLog } from "./runtime.ts";
+} from "../events/positions.ts";
+import { readFloor, type SequencedEvent } from "../events/sequencer.ts";
+import type { EventLog } from "../events/runtime.ts";
 import type { EventLogHandle } from "../deps.ts";
 
 /** How many log entries one feed request reads at most, whatever it finds visible. */
-export const MAX_SCAN = 2000;
+const MAX_SCAN = 2000;
 
 /** A change as the feed shows it: the event, with access changes named as such. */
-export type ChangeKind =
+type ChangeKind =
   | Exclude<EventKind, "downloaded" | "link_opened" | "admin_action">
   | (
     "access_gained" | "access_lost"
@@ -37,7 +42,7 @@ export interface Change extends Omit<DriveEvent, "kind" | "tenantId"> {
   cursor: string;
 }
 
-export interface ChangesPage {
+interface ChangesPage {
   items: Change[];
   /** Where to resume: after the last entry read (visible or not). */
   cursor: string;
@@ -51,7 +56,7 @@ export async function currentCursor(kv: Deno.Kv): Promise<string> {
 }
 
 /** 410 CHANGES_001 when retention removed events after `from`. */
-export async function assertCursorLive(kv: Deno.Kv, from: EventPosition): Promise<void> {
+async function assertCursorLive(kv: Deno.Kv, from: EventPosition): Promise<void> {
   if (comparePositions(from, await readFloor(kv)) < 0) {
     fail(
       "CHANGES_001",
@@ -90,11 +95,11 @@ export async function readChanges(
 /**
  * Whether a change visible to the caller is after `from`, waiting up to `timeoutMs` for one to
  * commit (on any process). The process's EventLog wakes waiters with the new entries it read
- * once for all of them; without one (domain tests) this reads the log again every 250 ms.
+ * once for all of them.
  */
 export async function waitForChanges(
   kv: Deno.Kv,
-  log: EventLogHandle | undefined,
+  log: EventLogHandle,
   caller: Caller,
   from: EventPosition,
   timeoutMs: number,
@@ -105,7 +110,7 @@ export async function waitForChanges(
   let seen = from;
   const queue: SequencedEvent[][] = [];
   let wake: (() => void) | null = null;
-  const unsubscribe = (log as EventLog | undefined)?.subscribe((events) => {
+  const unsubscribe = (log as EventLog).subscribe((events) => {
     queue.push(events);
     wake?.();
   });
@@ -124,7 +129,7 @@ export async function waitForChanges(
       if (queue.length === 0) {
         // Until new entries arrive, the deadline, or the client goes (the abort wakes it too).
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => wake?.(), log ? left : Math.min(left, 250));
+          const timer = setTimeout(() => wake?.(), left);
           wake = () => {
             clearTimeout(timer);
             wake = null;
@@ -132,7 +137,7 @@ export async function waitForChanges(
           };
         });
       }
-      const batches = log ? queue.splice(0) : [await readAfter(kv, seen)];
+      const batches = queue.splice(0);
       for (const batch of batches) {
         for (const { position, event } of batch) {
           if (comparePositions(position, seen) <= 0) continue;
@@ -143,7 +148,7 @@ export async function waitForChanges(
     }
     return false;
   } finally {
-    unsubscribe?.();
+    unsubscribe();
     signal?.removeEventListener("abort", onAbort);
   }
 }
@@ -153,14 +158,6 @@ function listAfter(kv: Deno.Kv, from: EventPosition, limit?: number) {
     { prefix: eventLogKey(), start: eventLogKey(from.vs, from.n + 1) },
     { limit },
   );
-}
-
-async function readAfter(kv: Deno.Kv, from: EventPosition): Promise<SequencedEvent[]> {
-  const out: SequencedEvent[] = [];
-  for await (const e of listAfter(kv, from, 1000)) {
-    out.push({ position: positionOfKey(e.key), event: e.value });
-  }
-  return out;
 }
 
 /**
@@ -205,12 +202,12 @@ class CallerView {
     return null;
   }
 
-  private canSee(rs: number): Promise<boolean> {
-    let known = this.visible.get(rs);
+  private canSee(resourceSeq: number): Promise<boolean> {
+    let known = this.visible.get(resourceSeq);
     if (!known) {
-      known = loadPath(this.kv, rs).then((p) => accessIfVisible(this.kv, this.caller, p))
+      known = loadPath(this.kv, resourceSeq).then((p) => accessIfVisible(this.kv, this.caller, p))
         .then((a) => a !== null);
-      this.visible.set(rs, known);
+      this.visible.set(resourceSeq, known);
     }
     return known;
   }

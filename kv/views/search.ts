@@ -19,14 +19,15 @@
 import { fail } from "../errors.ts";
 import { searchTokenKey } from "../keys.ts";
 import { accessIfVisible, type Caller, type Permissions } from "../sharing/authorize.ts";
-import { FILE_TYPES, type FileTypeFilter, listSharedEntries } from "../sharing/shared_list.ts";
+import { FILE_TYPES, type FileTypeFilter } from "../sharing/shared_pages.ts";
+import { listSharedEntries } from "../sharing/shared_list.ts";
 import {
   getResourceEntries,
   loadPath,
   type Resource,
   type ResourceType,
-  splitExtension,
-} from "./resources.ts";
+} from "../tree/resources.ts";
+import { splitExtension } from "../tree/names.ts";
 import {
   cutToken,
   firstIndexedMatch,
@@ -34,11 +35,11 @@ import {
   queryTokens,
   type SearchEntry,
   tokenRange,
-} from "./search_index.ts";
+} from "../tree/search_index.ts";
 
-export type SearchScope = "own" | "shared" | "both";
+type SearchScope = "own" | "shared" | "both";
 
-export interface SearchQuery {
+interface SearchQuery {
   q: string;
   scope: SearchScope;
   rt?: ResourceType;
@@ -56,7 +57,7 @@ export interface SearchHit {
   folders: Resource[];
 }
 
-export interface SearchPage {
+interface SearchPage {
   items: SearchHit[];
   /** null: nothing follows. */
   cursor: string | null;
@@ -152,16 +153,16 @@ function matchesEntry(
 }
 
 /**
- * The hit for resource `rs` of `drive`, or null when it is not one: gone, in the trash (itself
+ * The hit for resource `resourceSeq` of `drive`, or null when it is not one: gone, in the trash (itself
  * or a folder above), outside the listed shared resources, or no longer visible to the caller.
  */
 async function evaluate(
   kv: Deno.Kv,
   caller: Caller,
   drive: Drive,
-  rs: number,
+  resourceSeq: number,
 ): Promise<SearchHit | null> {
-  const loaded = await loadPath(kv, rs);
+  const loaded = await loadPath(kv, resourceSeq);
   if (!loaded || loaded.trashed || loaded.path[0].ownerSeq !== drive.ownerSeq) return null;
   if (drive.roots && !loaded.path.some((r) => drive.roots!.has(r.rs))) return null;
   const access = await accessIfVisible(kv, caller, loaded);

@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import { searchTokenKey } from "../keys.ts";
 import { domainTest, newFile, newFolder, newUser, trash } from "../testing.ts";
 import type { Caller } from "../identity/users.ts";
-import { moveFileToDrive } from "./moves.ts";
+import { moveFileToDrive } from "../tree/moves.ts";
 import { MAX_SCAN, searchResources } from "./search.ts";
-import { MAX_TOKENS } from "./search_index.ts";
-import { purgeTrashed } from "./trash.ts";
+import { MAX_TOKENS } from "../tree/search_index.ts";
+import { purgeTrashed } from "../tree/trash.ts";
 
 const callerOf = (u: { userSeq: number; tenantId: number }): Caller => ({
   userSeq: u.userSeq,
