@@ -239,6 +239,11 @@ export const FAMILIES = {
     shape: "[webhook_delivery, webhookId, deliveryId]",
     value: "WebhookDelivery (one message to one endpoint, its attempts; expireIn retention)",
   },
+  webhook_undelivered: {
+    owner: "kv/events/webhook_undelivered.ts",
+    shape: "[webhook_undelivered, kind, id]",
+    value: "a webhook queue message KV gave up on (keysIfUndelivered), run again until it succeeds",
+  },
 
   // ------------------------------------------------------------ provider
   adapter: {

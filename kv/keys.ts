@@ -97,6 +97,8 @@ export const eventFloorKey = () => key("event_floor");
 export const webhookKey = (webhookId?: string) => key("webhook", ...opt(webhookId));
 export const webhookDeliveryKey = (webhookId: string, deliveryId?: string) =>
   key("webhook_delivery", webhookId, ...opt(deliveryId));
+export const webhookUndeliveredKey = (kind?: string, id?: string) =>
+  key("webhook_undelivered", ...opt(kind), ...opt(id));
 
 // provider
 export const adapterKey = (name?: string) => key("adapter", ...opt(name));

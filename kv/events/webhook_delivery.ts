@@ -9,7 +9,8 @@
  * same commit as the state that expects it (the delivery record, or the outcome of the previous
  * attempt). An attempt reads the record, sends, then commits its outcome checked against the
  * record it read; a process that dies before that commit leaves the message unfinished, and KV
- * hands it out again (QUEUE_BACKOFF), so the attempt repeats. A message whose `schedule` is not
+ * hands it out again (webhook_undelivered.ts: KV's retries, then run again until it succeeds),
+ * so the attempt repeats. A message whose `schedule` is not
  * the record's any more (a manual retry replaced it) does nothing.
  *
  * Retries: after failed attempt n the next comes DRIVE_WEBHOOK_RETRY_BASE_MS * 2^(n-1) later (at
@@ -25,6 +26,7 @@ import { encodeCursor } from "./positions.ts";
 import type { SequencedEvent } from "./sequencer.ts";
 import { type AttemptOutcome, sendSigned } from "./webhook_send.ts";
 import { type DeliveryAttempt, withAttempt } from "./webhook_attempts.ts";
+import { enqueueOptions } from "./webhook_undelivered.ts";
 import {
   addHealthChange,
   deleteWebhookRecord,
@@ -37,11 +39,12 @@ import {
 /** The type of the delivery POST /admin/api/webhooks/{id}/test sends. */
 const TEST_TYPE = "webhook.test";
 export const DELIVERY_ID_PATTERN = /^[0-9a-f]{36}$/;
-/** KV's own redelivery of a message whose handler threw or whose process died. */
-export const QUEUE_BACKOFF = [1_000, 5_000, 30_000, 120_000, 600_000];
 export const MAX_RETRY_DELAY_MS = 10 * 3600_000;
-/** Deliveries written per commit by a fan-out (KV allows 100 checks per commit). */
-const FANOUT_CHUNK = 50;
+/**
+ * Deliveries written per commit by a fan-out: each is read first, and Deno KV reads at most 10
+ * keys per getMany (more throws "Too many ranges"); 10 also stays within denokv's check limit.
+ */
+const FANOUT_CHUNK = 10;
 
 export interface WebhookDelivery {
   id: string;
@@ -76,6 +79,11 @@ export interface AttemptMessage {
   deliveryId: string;
   schedule: number;
 }
+
+const attemptQueueId = (m: AttemptMessage) => ({
+  kind: m.kind,
+  id: `${m.webhookId}.${m.deliveryId}.${m.schedule}`,
+});
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const expireIn = (d: Deps) => d.config.eventRetentionDays * 86_400_000;
@@ -123,7 +131,12 @@ function addScheduled(d: Deps, op: Deno.AtomicOperation, delivery: WebhookDelive
     deliveryId: delivery.id,
     schedule: delivery.schedule,
   };
-  op.enqueue(message, { delay, backoffSchedule: QUEUE_BACKOFF });
+  op.enqueue(message, enqueueOptions(attemptQueueId(message), delay));
+}
+
+/** The one delivery id an event has at every webhook (see the module comment). */
+export function eventDeliveryId(e: SequencedEvent): string {
+  return e.event.at.toString(16).padStart(12, "0") + encodeCursor(e.position);
 }
 
 /**
@@ -137,7 +150,7 @@ export async function createEventDeliveries(
 ): Promise<number> {
   const wanted = events.filter((e) => wantsEvent(webhook, e.event)).map((e) => {
     const eventId = encodeCursor(e.position);
-    const id = e.event.at.toString(16).padStart(12, "0") + eventId;
+    const id = eventDeliveryId(e);
     return newDelivery(webhook.id, id, e.event.kind, eventId, { eventId, ...e.event });
   });
   let created = 0;

@@ -16,14 +16,10 @@
 import type { Deps } from "../deps.ts";
 import { eventLogKey } from "../keys.ts";
 import type { DriveEvent } from "./log.ts";
-import { type EventPosition, positionOfKey } from "./positions.ts";
+import { encodeCursor, type EventPosition, positionOfKey } from "./positions.ts";
 import type { AfterSequencedHook, SequencedEvent } from "./sequencer.ts";
-import {
-  attemptDelivery,
-  type AttemptMessage,
-  createEventDeliveries,
-  QUEUE_BACKOFF,
-} from "./webhook_delivery.ts";
+import { attemptDelivery, type AttemptMessage, createEventDeliveries } from "./webhook_delivery.ts";
+import { enqueueOptions, redriveUndelivered } from "./webhook_undelivered.ts";
 import { listStoredWebhooks, readStoredWebhook, wantsEvent } from "./webhooks.ts";
 
 /** Deliver the log entries from `from` to `to` (both included) to `webhookIds`. */
@@ -50,7 +46,8 @@ export function webhookFanoutHook(kv: Deno.Kv): AfterSequencedHook {
       to: events[events.length - 1].position,
       webhookIds,
     };
-    op.enqueue(message, { backoffSchedule: QUEUE_BACKOFF });
+    // Its undelivered key names the batch: a fan-out KV gave up on is run again, never lost.
+    op.enqueue(message, enqueueOptions({ kind: message.kind, id: encodeCursor(message.from) }));
   };
 }
 
@@ -78,13 +75,18 @@ function isWebhookMessage(value: unknown): value is WebhookMessage {
 }
 
 /**
- * Handles one queue message. Throwing makes KV hand it out again (QUEUE_BACKOFF), which only a
+ * Handles one queue message. Throwing makes KV hand it out again (webhook_undelivered.ts), which only a
  * KV failure should: a failed HTTP attempt is recorded and rescheduled by the delivery itself.
  */
 export async function handleWebhookMessage(d: Deps, value: unknown): Promise<void> {
   if (!isWebhookMessage(value)) return;
   if (value.kind === "webhook_fanout") await fanOut(d, value);
   else await attemptDelivery(d, value);
+}
+
+/** Runs the webhook messages KV gave up on again (boot, every UNDELIVERED_REDRIVE_MS). */
+export function redriveWebhookMessages(d: Deps): Promise<number> {
+  return redriveUndelivered(d, (value) => handleWebhookMessage(d, value));
 }
 
 /** Starts this process's queue listener; it ends when KV is closed. */

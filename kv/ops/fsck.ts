@@ -7,7 +7,9 @@
  * - every stored version belongs to an existing resource;
  * - each user's usage equals the sum of their stored versions (kv/ops/usage_recount.ts);
  * - every blob a version or record references exists in the blob store;
- * - blobs nothing references are counted (`admin sweep` removes them, after its minimum age).
+ * - blobs nothing references are counted (`admin sweep` removes them, after its minimum age);
+ * - every event an enabled webhook wants has its delivery, and no webhook message waits to be
+ *   run again (kv/ops/fsck_webhooks.ts).
  *
  * It runs while the service writes, so a full scan can see a write half-way between two of its
  * reads. Every suspect found by the scans is therefore confirmed by fresh point reads before it
@@ -33,6 +35,7 @@ import {
   rsOfIndexValue,
   writeResource,
 } from "../tree/resources.ts";
+import { checkWebhooks } from "./fsck_webhooks.ts";
 import { recountUsage } from "./usage_recount.ts";
 
 type ProblemKind =
@@ -43,7 +46,9 @@ type ProblemKind =
   | "index_stale"
   | "orphan_version"
   | "usage_mismatch"
-  | "blob_missing";
+  | "blob_missing"
+  | "webhook_event_undelivered"
+  | "webhook_messages_waiting";
 
 interface Problem {
   kind: ProblemKind;
@@ -52,6 +57,7 @@ interface Problem {
   rs?: number;
   userSeq?: number;
   blobId?: string;
+  webhookId?: string;
   /** Whether --repair fixed it (always false without --repair). */
   repaired: boolean;
 }
@@ -73,7 +79,10 @@ interface FsckReport {
 const keyId = (k: Deno.KvKey) => JSON.stringify(k, (_, v) => typeof v === "bigint" ? `${v}n` : v);
 
 /** Runs every check; with `repair`, fixes what is safe. */
-export async function fsck(d: Deps, opts: { repair: boolean }): Promise<FsckReport> {
+export async function fsck(
+  d: Deps,
+  opts: { repair: boolean; webhookGraceMs?: number },
+): Promise<FsckReport> {
   const problems: Problem[] = [];
   const add = (p: Omit<Problem, "repaired">, repaired = false) => problems.push({ ...p, repaired });
 
@@ -213,6 +222,24 @@ export async function fsck(d: Deps, opts: { repair: boolean }): Promise<FsckRepo
     if (referenced.has(blobId)) continue;
     orphanBlobs++;
     orphanBlobBytes += size;
+  }
+
+  // Pass 6: webhooks (events without their deliveries, messages KV gave up on).
+  const webhooks = await checkWebhooks(d, { repair: opts.repair, graceMs: opts.webhookGraceMs });
+  for (const gap of webhooks.gaps) {
+    add({
+      kind: "webhook_event_undelivered",
+      webhookId: gap.webhookId,
+      detail: `event ${gap.eventId} (${gap.kind}) has no delivery to webhook ${gap.webhookId}`,
+    }, gap.repaired);
+  }
+  if (webhooks.waitingMessages > 0) {
+    // Not repaired here: every process runs them again each minute until they succeed.
+    add({
+      kind: "webhook_messages_waiting",
+      detail: `${webhooks.waitingMessages} webhook message(s) failed all of KV's retries and ` +
+        "wait for the next redrive (see the server log for why)",
+    });
   }
 
   return {
