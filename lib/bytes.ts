@@ -12,12 +12,14 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffe
 }
 
 /**
- * The first `limit` bytes of `body`, or fewer when it ends or breaks off first (a body cut short
- * keeps what arrived). The rest is never read: the stream is cancelled.
+ * The first `limit` bytes of `body`, or fewer when it ends or breaks off first. A body that breaks
+ * off keeps what arrived, or with `onBreak: "throw"` throws (for a caller to whom a cut answer is
+ * a failure). The rest is never read: the stream is cancelled.
  */
 export async function readHead(
   body: ReadableStream<Uint8Array>,
   limit: number,
+  { onBreak = "keep" }: { onBreak?: "keep" | "throw" } = {},
 ): Promise<Uint8Array> {
   const reader = body.getReader();
   const parts: Uint8Array[] = [];
@@ -29,7 +31,8 @@ export async function readHead(
       parts.push(value);
       size += value.byteLength;
     }
-  } catch {
+  } catch (err) {
+    if (onBreak === "throw") throw err;
     // What arrived before the break is still the head.
   } finally {
     reader.cancel().catch(() => {});

@@ -5,6 +5,7 @@ import { ProviderError } from "./responses.ts";
 import type { Adapter } from "../kv/adapters/adapters.ts";
 import type { Lock } from "../kv/tree/locks.ts";
 import type { Resource } from "../kv/tree/resources.ts";
+import { FILE_ENTRY } from "../tests/helpers/provider.ts";
 
 const adapter: Adapter = {
   name: "a",
@@ -72,13 +73,8 @@ Deno.test("childEntriesJson answers the spec's fields, in order, with ISO times"
       json,
       JSON.stringify({
         entries: [{
+          ...FILE_ENTRY,
           path: "dir/a.txt",
-          name: "a.txt",
-          type: "file",
-          size: 3,
-          readable: true,
-          writable: true,
-          locked: false,
           locker: null,
           createdAt: "2024-02-29T01:02:03.004Z",
           modifiedAt: "2025-01-01T00:00:00.000Z",

@@ -3,7 +3,7 @@
  * and a long-poll that answers as soon as one commits on any process. Reading needs api:read
  * only. The rules (what a caller sees, cursor order, retention) are kv/views/feed.ts's.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { type Change, currentCursor, readChanges, waitForChanges } from "../../kv/views/feed.ts";
 import { decodeCursor } from "../../kv/events/positions.ts";
@@ -17,12 +17,12 @@ import {
   EventResourceSchema,
   EventShareSchema,
 } from "../http/event_schemas.ts";
-import { jsonAnswers, newOpenApiApp, queryParam } from "../http/openapi.ts";
+import { jsonAnswers, newOpenApiApp, queryParam, tagRoutes } from "../http/openapi.ts";
 
 const MAX_CHANGES_PAGE = 1000;
 const MAX_WAIT_SECONDS = 60;
 
-const tags = ["Changes"];
+const route = tagRoutes("Changes");
 const CURSOR_EXAMPLE = "000000000000002a0000ffff";
 
 const CursorQuery = z.string({ error: "cursor is required" }).openapi({
@@ -78,11 +78,7 @@ const ChangeSchema = z.object({
   ),
 }).openapi("Change", { description: "One change of the drive: what happened, to what, by whom" });
 
-const cursorRoute = createRoute({
-  method: "get",
-  path: "/changes/cursor",
-  operationId: "getChangesCursor",
-  tags,
+const cursorRoute = route("get", "/changes/cursor", "getChangesCursor", {
   summary: "The current position of the change feed: changes committed later come after it",
   responses: jsonAnswers(
     z.object({
@@ -94,11 +90,7 @@ const cursorRoute = createRoute({
   ),
 });
 
-const changesRoute = createRoute({
-  method: "get",
-  path: "/changes",
-  operationId: "listChanges",
-  tags,
+const changesRoute = route("get", "/changes", "listChanges", {
   summary: "Changes after a cursor that concern the caller, in commit order",
   request: { query: ChangesQuery },
   responses: jsonAnswers(
@@ -113,11 +105,7 @@ const changesRoute = createRoute({
   ),
 });
 
-const waitRoute = createRoute({
-  method: "get",
-  path: "/changes/wait",
-  operationId: "waitForChanges",
-  tags,
+const waitRoute = route("get", "/changes/wait", "waitForChanges", {
   summary: "Long-poll: answers as soon as a change after the cursor concerns the caller",
   request: { query: WaitQuery },
   responses: jsonAnswers(

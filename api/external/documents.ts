@@ -2,7 +2,7 @@
  * Create a document from a built-in template (Word, spreadsheet, presentation or note): the
  * shipped template file (kv/tree/templates.ts) is streamed into the blob store like an upload.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { authorizeFolderTarget } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { storeNewFile } from "../../kv/tree/content.ts";
@@ -10,7 +10,9 @@ import { fail, isDriveError } from "../../kv/errors.ts";
 import { pickTemplateLanguage, TEMPLATE_TYPES, templateFile } from "../../kv/tree/templates.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { bodySeq, createdAnswers, jsonBody, newOpenApiApp } from "../http/openapi.ts";
+import { bodySeq, createdAnswers, jsonBody, newOpenApiApp, tagRoutes } from "../http/openapi.ts";
+
+const route = tagRoutes("Documents");
 
 const CreateDocumentBody = z.object({
   tt: z.enum(TEMPLATE_TYPES, { error: "tt must be word, excel, ppt or note" }).openapi({
@@ -21,11 +23,7 @@ const CreateDocumentBody = z.object({
   ss: bodySeq("Owner's user seq when creating inside a folder shared with the caller"),
 }).openapi("CreateDocumentRequest", { description: "A new empty office document" });
 
-const createDocumentRoute = createRoute({
-  method: "post",
-  path: "/documents",
-  operationId: "createDocument",
-  tags: ["Documents"],
+const createDocumentRoute = route("post", "/documents", "createDocument", {
   summary: "Create an empty document from a built-in template (Korean or English)",
   middleware: [requireWrite] as const,
   request: {

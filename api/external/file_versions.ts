@@ -3,7 +3,7 @@
  * restore it as the new current content, or delete it. The listing of versions is
  * GET /files/{resourceSeq}/versions (files_manage.ts). The rules are kv/tree/versions.ts's.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { type Action, authorizeResourceAccess, type Caller } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { recordSharedOpen } from "../../kv/sharing/shared_list.ts";
@@ -19,8 +19,11 @@ import {
   jsonAnswers,
   newOpenApiApp,
   seqParam,
+  tagRoutes,
 } from "../http/openapi.ts";
 import { ResourceItemSchema, SsQuery, toResourceItem } from "../http/schemas.ts";
+
+const route = tagRoutes("Files");
 
 const VersionParams = z.object({
   resourceSeq: seqParam("resourceSeq").openapi({
@@ -35,23 +38,25 @@ const VersionParams = z.object({
 
 const COMMON = [...FILE_ACCESS_ERRORS, "VERSION_001"] as const;
 
-const downloadRoute = createRoute({
-  method: "get",
-  path: "/files/{resourceSeq}/versions/{version}/download",
-  operationId: "downloadFileVersion",
-  tags: ["Files"],
-  summary: "Download a stored version of a file (Range, ETag/If-None-Match as a download)",
-  description: "Needs the download permission on shared files. The ETag is the version's SHA-256.",
-  request: { params: VersionParams, query: SsQuery },
-  responses: {
-    200: {
-      description: "The version's bytes (the file's Content-Type and name, Content-Disposition)",
+const downloadRoute = route(
+  "get",
+  "/files/{resourceSeq}/versions/{version}/download",
+  "downloadFileVersion",
+  {
+    summary: "Download a stored version of a file (Range, ETag/If-None-Match as a download)",
+    description:
+      "Needs the download permission on shared files. The ETag is the version's SHA-256.",
+    request: { params: VersionParams, query: SsQuery },
+    responses: {
+      200: {
+        description: "The version's bytes (the file's Content-Type and name, Content-Disposition)",
+      },
+      206: { description: "The requested byte range (Content-Range)" },
+      304: { description: "If-None-Match matched the ETag" },
+      ...errorResponses(...COMMON, "RESOURCE_011"),
     },
-    206: { description: "The requested byte range (Content-Range)" },
-    304: { description: "If-None-Match matched the ETag" },
-    ...errorResponses(...COMMON, "RESOURCE_011"),
   },
-});
+);
 
 const RestoredSchema = z.object({
   file: ResourceItemSchema.describe("The file with its new current version"),
@@ -60,26 +65,27 @@ const RestoredSchema = z.object({
   }),
 }).openapi("RestoredFileVersion", { description: "The file after a version was restored" });
 
-const restoreRoute = createRoute({
-  method: "post",
-  path: "/files/{resourceSeq}/versions/{version}/restore",
-  operationId: "restoreFileVersion",
-  tags: ["Files"],
-  summary: "Make a stored version the file's new current content",
-  description: "The content becomes a new version (every version is kept) and its bytes are " +
-    "charged to the owner's quota like an upload. Refused while the document is locked. Needs " +
-    "the edit permission on shared files.",
-  middleware: [requireWrite] as const,
-  request: { params: VersionParams, query: SsQuery },
-  responses: jsonAnswers(
-    RestoredSchema,
-    "Restored",
-    "AUTH_003",
-    ...COMMON,
-    "RESOURCE_010",
-    "RESOURCE_015",
-  ),
-});
+const restoreRoute = route(
+  "post",
+  "/files/{resourceSeq}/versions/{version}/restore",
+  "restoreFileVersion",
+  {
+    summary: "Make a stored version the file's new current content",
+    description: "The content becomes a new version (every version is kept) and its bytes are " +
+      "charged to the owner's quota like an upload. Refused while the document is locked. Needs " +
+      "the edit permission on shared files.",
+    middleware: [requireWrite] as const,
+    request: { params: VersionParams, query: SsQuery },
+    responses: jsonAnswers(
+      RestoredSchema,
+      "Restored",
+      "AUTH_003",
+      ...COMMON,
+      "RESOURCE_010",
+      "RESOURCE_015",
+    ),
+  },
+);
 
 const DeletedSchema = z.object({
   resourceSeq: z.number().int().describe("The file's resource seq"),
@@ -87,18 +93,19 @@ const DeletedSchema = z.object({
   freedBytes: z.number().int().describe("Bytes freed from the owner's usage"),
 }).openapi("DeletedFileVersion", { description: "The version deleted and the bytes freed" });
 
-const deleteRoute = createRoute({
-  method: "delete",
-  path: "/files/{resourceSeq}/versions/{version}",
-  operationId: "deleteFileVersion",
-  tags: ["Files"],
-  summary: "Delete a stored version of a file, freeing its bytes and usage",
-  description: "The current version cannot be deleted (VERSION_002). Needs the edit " +
-    "permission on shared files.",
-  middleware: [requireWrite] as const,
-  request: { params: VersionParams, query: SsQuery },
-  responses: jsonAnswers(DeletedSchema, "Deleted", "AUTH_003", ...COMMON, "VERSION_002"),
-});
+const deleteRoute = route(
+  "delete",
+  "/files/{resourceSeq}/versions/{version}",
+  "deleteFileVersion",
+  {
+    summary: "Delete a stored version of a file, freeing its bytes and usage",
+    description: "The current version cannot be deleted (VERSION_002). Needs the edit " +
+      "permission on shared files.",
+    middleware: [requireWrite] as const,
+    request: { params: VersionParams, query: SsQuery },
+    responses: jsonAnswers(DeletedSchema, "Deleted", "AUTH_003", ...COMMON, "VERSION_002"),
+  },
+);
 
 function authorizedFile(
   d: Deps,

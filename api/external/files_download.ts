@@ -2,7 +2,7 @@
  * Reading files: download (attachment), the two-request download-token flow, and view (a safe
  * inline rendition). All stream from the blob store through sendFile.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { authorizeResourceAccess, type Caller } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { redeemDownloadToken } from "../../kv/tree/download_tokens.ts";
@@ -19,8 +19,10 @@ import {
 import { ok } from "../http/envelope.ts";
 import { recordDownload } from "../../kv/events/log.ts";
 import { type FileResponseOptions, sendFile } from "../http/file_response.ts";
-import { errorResponses, FILE_ACCESS_ERRORS, newOpenApiApp } from "../http/openapi.ts";
+import { errorResponses, FILE_ACCESS_ERRORS, newOpenApiApp, tagRoutes } from "../http/openapi.ts";
 import { FileRsParams, SsQuery } from "../http/schemas.ts";
+
+const route = tagRoutes("Files");
 
 /**
  * The file `caller` may `action`, or the catalog error saying why not. A recipient's download or
@@ -90,11 +92,7 @@ const fileResponses = (...more: ErrorCode[]) => ({
 });
 
 const fileRoute = (action: "download" | "view", summary: string, operationId: string) =>
-  createRoute({
-    method: "get",
-    path: `/files/{resourceSeq}/${action}`,
-    operationId,
-    tags: ["Files"],
+  route("get", `/files/{resourceSeq}/${action}`, operationId, {
     summary,
     request: { params: FileRsParams, query: SsQuery },
     responses: fileResponses(),
@@ -112,11 +110,7 @@ const viewRoute = fileRoute(
   "viewFile",
 );
 
-const tokenDownloadRoute = createRoute({
-  method: "get",
-  path: "/files/download",
-  operationId: "downloadFileWithToken",
-  tags: ["Files"],
+const tokenDownloadRoute = route("get", "/files/download", "downloadFileWithToken", {
   summary: "Download with a token from /files/{resourceSeq}/download-token (no Authorization)",
   security: [],
   request: { query: DownloadTokenQuery },
@@ -126,8 +120,8 @@ const tokenDownloadRoute = createRoute({
 export function filesDownloadApi(d: Deps) {
   const app = newOpenApiApp<ApiEnv>();
 
-  for (const [route, action] of [[downloadRoute, "download"], [viewRoute, "view"]] as const) {
-    app.openapi(route, async (c) => {
+  for (const [declared, action] of [[downloadRoute, "download"], [viewRoute, "view"]] as const) {
+    app.openapi(declared, async (c) => {
       const { resourceSeq } = c.req.valid("param");
       const { ss } = c.req.valid("query");
       const caller = c.get("caller");

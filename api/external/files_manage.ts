@@ -1,5 +1,5 @@
 /** File endpoints that change the tree or list metadata: rename, move, copy, delete, versions. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { authorizeFolderTarget, type Caller } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { copyFile } from "../../kv/tree/content.ts";
@@ -16,6 +16,7 @@ import {
   jsonAnswers,
   jsonBody,
   newOpenApiApp,
+  tagRoutes,
 } from "../http/openapi.ts";
 import {
   CreatedResourceSchema,
@@ -29,6 +30,8 @@ import {
   toTrashedResource,
   TrashedResourceSchema,
 } from "../http/schemas.ts";
+
+const route = tagRoutes("Files");
 
 const RenameBody = z.object({
   rn: NameField("rn"),
@@ -55,11 +58,7 @@ const VersionSchema = z.object({
   current: z.boolean().describe("Whether it is the current content"),
 }).openapi("FileVersion", { description: "A stored version of a file" });
 
-const renameRoute = createRoute({
-  method: "patch",
-  path: "/files/{resourceSeq}/rename",
-  operationId: "renameFile",
-  tags: ["Files"],
+const renameRoute = route("patch", "/files/{resourceSeq}/rename", "renameFile", {
   summary: "Rename a file",
   middleware: [requireWrite] as const,
   request: {
@@ -77,11 +76,7 @@ const renameRoute = createRoute({
   ),
 });
 
-const moveRoute = createRoute({
-  method: "post",
-  path: "/files/{resourceSeq}/move",
-  operationId: "moveFile",
-  tags: ["Files"],
+const moveRoute = route("post", "/files/{resourceSeq}/move", "moveFile", {
   summary: "Move a file to a folder of the same or (with upload permission) another drive",
   middleware: [requireWrite] as const,
   request: { params: FileRsParams, body: jsonBody(TargetBody, false, { pfs: 3 }) },
@@ -98,11 +93,7 @@ const moveRoute = createRoute({
   ),
 });
 
-const copyRoute = createRoute({
-  method: "post",
-  path: "/files/{resourceSeq}/copy",
-  operationId: "copyFile",
-  tags: ["Files"],
+const copyRoute = route("post", "/files/{resourceSeq}/copy", "copyFile", {
   summary: "Copy a file (a taken name becomes 'name (n).ext')",
   middleware: [requireWrite] as const,
   request: { params: FileRsParams, body: jsonBody(TargetBody, false, { pfs: 1 }) },
@@ -117,11 +108,7 @@ const copyRoute = createRoute({
   ),
 });
 
-const deleteRoute = createRoute({
-  method: "patch",
-  path: "/files/{resourceSeq}/delete",
-  operationId: "trashFile",
-  tags: ["Files"],
+const deleteRoute = route("patch", "/files/{resourceSeq}/delete", "trashFile", {
   summary: "Move a file to the trash",
   middleware: [requireWrite] as const,
   request: { params: FileRsParams, query: SsQuery },
@@ -134,11 +121,7 @@ const deleteRoute = createRoute({
   ),
 });
 
-const versionsRoute = createRoute({
-  method: "get",
-  path: "/files/{resourceSeq}/versions",
-  operationId: "listFileVersions",
-  tags: ["Files"],
+const versionsRoute = route("get", "/files/{resourceSeq}/versions", "listFileVersions", {
   summary: "The stored content versions of a file, oldest first",
   request: { params: FileRsParams, query: SsQuery },
   responses: jsonAnswers(

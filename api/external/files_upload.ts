@@ -4,12 +4,12 @@
  * target, permissions and quota before any byte is stored; the bytes go straight to the blob
  * store and one KV commit makes them visible (kv/tree/content.ts).
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import { openMultipartUpload } from "../http/multipart.ts";
-import { bodyReadByHandler, createdAnswers, newOpenApiApp } from "../http/openapi.ts";
+import { bodyReadByHandler, createdAnswers, newOpenApiApp, tagRoutes } from "../http/openapi.ts";
 import { validValue } from "../http/validate.ts";
 import { CreatedResourceSchema, toCreatedResource } from "../http/schemas.ts";
 import {
@@ -19,6 +19,8 @@ import {
   textSeq,
   UploadModeSchema,
 } from "../http/upload_target.ts";
+
+const route = tagRoutes("Files");
 
 /** Form fields are strings; "" and "null" mean "not given" (ss is null for the own drive). */
 const formSeq = (name: string) =>
@@ -47,11 +49,7 @@ const UploadForm = z.object({
   description: "The multipart form of an upload: fields first, then the file",
 });
 
-const uploadRoute = createRoute({
-  method: "post",
-  path: "/files",
-  operationId: "uploadFile",
-  tags: ["Files"],
+const uploadRoute = route("post", "/files", "uploadFile", {
   summary: "Upload a file (streamed multipart/form-data)",
   description: "Text fields must come before the `file` part. The body is streamed to storage; " +
     "quota is checked from Content-Length before reading and again when the file is committed.",

@@ -10,7 +10,7 @@
  * record cuts the response (its Content-Length is then never reached).
  */
 import { concatBytes } from "../../lib/bytes.ts";
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { recordDownload } from "../../kv/events/log.ts";
 import { downloadZip, predictLength } from "client-zip";
 import { pMapIterable } from "p-map";
@@ -31,7 +31,9 @@ import {
 } from "../http/download_link.ts";
 import { ok } from "../http/envelope.ts";
 import { RsParams } from "../http/schemas.ts";
-import { errorResponses, FOLDER_ACCESS_ERRORS, newOpenApiApp } from "../http/openapi.ts";
+import { errorResponses, FOLDER_ACCESS_ERRORS, newOpenApiApp, tagRoutes } from "../http/openapi.ts";
+
+const route = tagRoutes("Folders");
 
 /** Enough for any folder a person downloads at once; the walk holds ~100 bytes per entry. */
 const MAX_ZIP_ENTRIES = 100_000;
@@ -219,11 +221,7 @@ function zipStream(
   return { body, length: String(length) };
 }
 
-const zipRoute = createRoute({
-  method: "get",
-  path: "/folders/download",
-  operationId: "downloadFolderZip",
-  tags: ["Folders"],
+const zipRoute = route("get", "/folders/download", "downloadFolderZip", {
   summary: "Download a folder as a ZIP with a token from /folders/{resourceSeq}/download-token",
   security: [],
   request: { query: DownloadTokenQuery },

@@ -1,5 +1,5 @@
 /** Folder endpoints: create, rename, move and delete (to trash). ZIP download: folder_zip.ts. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { authorizeFolderTarget } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { createFolder } from "../../kv/tree/folders.ts";
@@ -14,6 +14,7 @@ import {
   jsonAnswers,
   jsonBody,
   newOpenApiApp,
+  tagRoutes,
 } from "../http/openapi.ts";
 import {
   CreatedResourceSchema,
@@ -27,6 +28,8 @@ import {
   toTrashedResource,
   TrashedResourceSchema,
 } from "../http/schemas.ts";
+
+const route = tagRoutes("Folders");
 
 const CreateFolderBody = z.object({
   fn: NameField("fn"),
@@ -48,11 +51,7 @@ const MoveFolderBody = z.object({
   ss: bodySeq("Owner's user seq when the folder is shared with the caller"),
 }).openapi("MoveFolderRequest", { description: "Where to move a folder" });
 
-const createFolderRoute = createRoute({
-  method: "post",
-  path: "/folders",
-  operationId: "createFolder",
-  tags: ["Folders"],
+const createFolderRoute = route("post", "/folders", "createFolder", {
   summary: "Create a folder",
   middleware: [requireWrite] as const,
   request: { body: jsonBody(CreateFolderBody, true, { fn: "Drafts", pfs: 1 }) },
@@ -70,11 +69,7 @@ const createFolderRoute = createRoute({
   ),
 });
 
-const renameFolderRoute = createRoute({
-  method: "patch",
-  path: "/folders/{resourceSeq}/rename",
-  operationId: "renameFolder",
-  tags: ["Folders"],
+const renameFolderRoute = route("patch", "/folders/{resourceSeq}/rename", "renameFolder", {
   summary: "Rename a folder (a taken name fails; there is no collision policy for folders)",
   middleware: [requireWrite] as const,
   request: { params: RsParams, body: jsonBody(RenameFolderBody, true, { rn: "Reports 2026" }) },
@@ -92,11 +87,7 @@ const renameFolderRoute = createRoute({
   ),
 });
 
-const moveFolderRoute = createRoute({
-  method: "post",
-  path: "/folders/{resourceSeq}/move",
-  operationId: "moveFolder",
-  tags: ["Folders"],
+const moveFolderRoute = route("post", "/folders/{resourceSeq}/move", "moveFolder", {
   summary: "Move a folder, with everything in it, to another folder of the same drive",
   middleware: [requireWrite] as const,
   request: { params: rsParams(6), body: jsonBody(MoveFolderBody, false, { pfs: 3 }) },
@@ -115,11 +106,7 @@ const moveFolderRoute = createRoute({
   ),
 });
 
-const deleteFolderRoute = createRoute({
-  method: "patch",
-  path: "/folders/{resourceSeq}/delete",
-  operationId: "trashFolder",
-  tags: ["Folders"],
+const deleteFolderRoute = route("patch", "/folders/{resourceSeq}/delete", "trashFolder", {
   summary: "Move a folder and its contents to the trash",
   middleware: [requireWrite] as const,
   request: { params: rsParams(6), query: SsQuery },

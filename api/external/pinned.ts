@@ -2,7 +2,7 @@
  * Pinned folders (/pinned-folders). Changing the pinned list is not a write operation in the
  * spec's sense: a key with only api:read may pin and unpin.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { addPin, listPins, type Pin, removePin } from "../../kv/sharing/pins.ts";
 import { toIso } from "../../kv/tree/resources.ts";
@@ -16,6 +16,7 @@ import {
   jsonBody,
   newOpenApiApp,
   seqParam,
+  tagRoutes,
 } from "../http/openapi.ts";
 
 const PinnedFolderSchema = z.object({
@@ -48,13 +49,9 @@ const PinFolderBody = z.object({
   ss: bodySeq("Folder owner's user seq; required for a folder shared with the caller"),
 }).openapi("PinFolderRequest", { description: "A folder to pin" });
 
-const tags = ["Pinned folders"];
+const route = tagRoutes("Pinned folders");
 
-const listRoute = createRoute({
-  method: "get",
-  path: "/pinned-folders",
-  operationId: "listPinnedFolders",
-  tags,
+const listRoute = route("get", "/pinned-folders", "listPinnedFolders", {
   summary: "The caller's pinned folders, in pin order",
   responses: jsonAnswers(
     itemsOf(PinnedFolderSchema),
@@ -62,11 +59,7 @@ const listRoute = createRoute({
   ),
 });
 
-const addRoute = createRoute({
-  method: "post",
-  path: "/pinned-folders",
-  operationId: "pinFolder",
-  tags,
+const addRoute = route("post", "/pinned-folders", "pinFolder", {
   summary: "Pin a folder (own, or shared with the caller: send ss)",
   request: { body: jsonBody(PinFolderBody, true, { rs: 4, ss: 2 }) },
   responses: createdAnswers(
@@ -81,11 +74,7 @@ const addRoute = createRoute({
   ),
 });
 
-const removeRoute = createRoute({
-  method: "delete",
-  path: "/pinned-folders/{pinnedFolderSeq}",
-  operationId: "unpinFolder",
-  tags,
+const removeRoute = route("delete", "/pinned-folders/{pinnedFolderSeq}", "unpinFolder", {
   summary: "Remove one of the caller's pins",
   request: { params: z.object({ pinnedFolderSeq: seqParam("pinnedFolderSeq") }) },
   responses: jsonAnswers(

@@ -2,7 +2,7 @@
  * Listing a folder (cursor-paginated, sorted by name, size or update time) and the metadata of
  * one resource with the caller's effective permissions and its breadcrumb path.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import {
   authorizeFolderTarget,
   authorizeResourceAccess,
@@ -19,6 +19,7 @@ import {
   newOpenApiApp,
   optionalSeq,
   queryParam,
+  tagRoutes,
 } from "../http/openapi.ts";
 import { decodeCursor, encodeCursor, PageQuery } from "../http/cursor.ts";
 import { inListingTurn } from "../http/listing_turn.ts";
@@ -29,6 +30,8 @@ import {
   SsQuery,
   toResourceItem,
 } from "../http/schemas.ts";
+
+const route = tagRoutes("Resources");
 
 const ListQuery = PageQuery.extend({
   pfs: optionalSeq("Folder to list; omitted = the caller's drive root", "pfs").openapi(
@@ -72,21 +75,13 @@ const MetadataSchema = ResourceItemSchema.extend({
   }),
 }).openapi("ResourceMetadata");
 
-const listRoute = createRoute({
-  method: "get",
-  path: "/resources",
-  operationId: "listResources",
-  tags: ["Resources"],
+const listRoute = route("get", "/resources", "listResources", {
   summary: "List a folder's files and folders (cursor pagination)",
   request: { query: ListQuery },
   responses: jsonAnswers(ListDataSchema, "One page", ...FOLDER_ACCESS_ERRORS, "RESOURCE_018"),
 });
 
-const metadataRoute = createRoute({
-  method: "get",
-  path: "/resources/{resourceSeq}",
-  operationId: "getResource",
-  tags: ["Resources"],
+const metadataRoute = route("get", "/resources/{resourceSeq}", "getResource", {
   summary: "Metadata of a file or folder, the caller's permissions and its path",
   request: { params: RsParams, query: SsQuery },
   responses: jsonAnswers(MetadataSchema, "The resource", "RESOURCE_002", "PERMISSION_002"),

@@ -3,7 +3,7 @@
  * caller, from the name-token index (kv/views/search.ts; the token rule is in
  * kv/tree/search_index.ts and docs/api.md).
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { getUser, type User } from "../../kv/identity/users.ts";
 import { FILE_TYPES, type FileTypeFilter } from "../../kv/sharing/shared_pages.ts";
@@ -11,8 +11,10 @@ import { MAX_QUERY_WORDS, type SearchHit, searchResources } from "../../kv/views
 import type { ApiEnv } from "../http/auth.ts";
 import { pageSizeQuery } from "../http/cursor.ts";
 import { ok } from "../http/envelope.ts";
-import { jsonAnswers, newOpenApiApp, queryParam } from "../http/openapi.ts";
+import { jsonAnswers, newOpenApiApp, queryParam, tagRoutes } from "../http/openapi.ts";
 import { PermissionsSchema, ResourceItemSchema, toResourceItem } from "../http/schemas.ts";
+
+const route = tagRoutes("Search");
 
 const MAX_SEARCH_PAGE = 100;
 const MAX_QUERY_CHARS = 200;
@@ -71,11 +73,7 @@ const SearchHitSchema = z.object({
   owner: OwnerSchema.nullable().describe("Shared hits: whose drive it is in; own hits: null"),
 }).openapi("SearchHit", { description: "A file or folder whose name matches" });
 
-const searchRoute = createRoute({
-  method: "get",
-  path: "/search",
-  operationId: "searchResources",
-  tags: ["Search"],
+const searchRoute = route("get", "/search", "searchResources", {
   summary: "Find files and folders by name in the caller's drive and what is shared with it",
   description: "Index-backed token-prefix search. Trashed items and items whose share was " +
     "revoked never appear. Hits come by owner, then matching word, then resource seq; the " +

@@ -3,7 +3,7 @@
  * (kv/sharing/shared_list.ts), and the star marks its entries report
  * (POST/DELETE /shared/{rs}/star).
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { authorizeResourceAccess } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
@@ -31,8 +31,11 @@ import {
   jsonOk,
   newOpenApiApp,
   optionalSeq,
+  tagRoutes,
 } from "../http/openapi.ts";
 import { PermissionsSchema, rsParams, ShareTypeSchema, SsQuery } from "../http/schemas.ts";
+
+const route = tagRoutes("Shares");
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -116,11 +119,7 @@ const CursorSchema = z.object({
   ct: z.enum(SHARED_SORTS).describe("Cursor: the sort it belongs to"),
 }).openapi("SharedCursor", { description: "Where the next page starts" });
 
-const sharedRoute = createRoute({
-  method: "get",
-  path: "/shared",
-  operationId: "listSharedWithMe",
-  tags: ["Shares"],
+const sharedRoute = route("get", "/shared", "listSharedWithMe", {
   summary: "What is shared with the caller",
   request: { query: SharedQuery },
   responses: jsonAnswers(
@@ -139,21 +138,13 @@ const StarResult = z.object({
   starredSeq: z.number().int().nullable().describe("The star's order; null when not starred"),
 });
 
-const starRoute = createRoute({
-  method: "post",
-  path: "/shared/{resourceSeq}/star",
-  operationId: "starShared",
-  tags: ["Shares"],
+const starRoute = route("post", "/shared/{resourceSeq}/star", "starShared", {
   summary: "Star a resource (personal mark, like pins: api:read suffices)",
   request: { params: rsParams(4), query: SsQuery },
   responses: jsonAnswers(StarResult, "Starred", "RESOURCE_002", "PERMISSION_002"),
 });
 
-const unstarRoute = createRoute({
-  method: "delete",
-  path: "/shared/{resourceSeq}/star",
-  operationId: "unstarShared",
-  tags: ["Shares"],
+const unstarRoute = route("delete", "/shared/{resourceSeq}/star", "unstarShared", {
   summary: "Remove the caller's star",
   request: { params: rsParams(4) },
   responses: { ...jsonOk(StarResult, "Not starred"), ...errorResponses() },

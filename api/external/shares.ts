@@ -4,7 +4,7 @@
  * in kv/identity/user_search.ts); this file only validates, calls and shapes responses
  * (documented in docs/api.md, section Shares), with the shapes of ./schemas/shares.ts.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { authorizeResourceAccess, authorizeShareRead } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { lookupLinkForCaller } from "../../kv/sharing/share_links.ts";
@@ -20,7 +20,13 @@ import { getUser } from "../../kv/identity/users.ts";
 import { searchUsers } from "../../kv/identity/user_search.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { createdAnswers, jsonAnswers, jsonBody, newOpenApiApp } from "../http/openapi.ts";
+import {
+  createdAnswers,
+  jsonAnswers,
+  jsonBody,
+  newOpenApiApp,
+  tagRoutes,
+} from "../http/openapi.ts";
 import { itemsOf, RsParams, ShareTypeSchema, SsQuery } from "../http/schemas.ts";
 import {
   ChangeShareBody,
@@ -43,7 +49,7 @@ import {
 
 // ---------------------------------------------------------------- routes
 
-const tags = ["Shares"];
+const route = tagRoutes("Shares");
 
 /** User 2 of the examples' world may view and download. */
 const BOB_VIEWS = { us: 2, cv: true, ce: false, cd: true, cu: false, cs: false };
@@ -71,21 +77,13 @@ const SHARE_WRITE_ERRORS = [
   "USER_001",
 ] as const;
 
-const shareTypesRoute = createRoute({
-  method: "get",
-  path: "/shares/{resourceSeq}/share-types",
-  operationId: "getShareTypes",
-  tags,
+const shareTypesRoute = route("get", "/shares/{resourceSeq}/share-types", "getShareTypes", {
   summary: "Share types the resource may use and the most each may grant",
   request: { params: RsParams, query: SsQuery },
   responses: jsonAnswers(ShareTypesSchema, "Share types", "RESOURCE_002", "PERMISSION_002"),
 });
 
-const createShareRoute = createRoute({
-  method: "post",
-  path: "/shares",
-  operationId: "createShare",
-  tags,
+const createShareRoute = route("post", "/shares", "createShare", {
   summary: "Share a resource (owner only)",
   middleware: [requireWrite] as const,
   request: { body: jsonBody(CreateShareBody, true, CREATE_SHARE_EXAMPLE) },
@@ -100,21 +98,13 @@ const createShareRoute = createRoute({
   ),
 });
 
-const readShareRoute = createRoute({
-  method: "get",
-  path: "/shares/{shareSeq}",
-  operationId: "getShare",
-  tags,
+const readShareRoute = route("get", "/shares/{shareSeq}", "getShare", {
   summary: "Read a share (owner, or a user it reaches with ss)",
   request: { params: ShareSeqParams, query: SsQuery },
   responses: jsonAnswers(ShareSchema, "The share", "SHARE_006", "PERMISSION_002"),
 });
 
-const changeShareRoute = createRoute({
-  method: "patch",
-  path: "/shares/{shareSeq}",
-  operationId: "updateShare",
-  tags,
+const changeShareRoute = route("patch", "/shares/{shareSeq}", "updateShare", {
   summary: "Change a share's type, permissions, recipients, password or expiry (owner only)",
   middleware: [requireWrite] as const,
   request: {
@@ -130,11 +120,7 @@ const changeShareRoute = createRoute({
   ),
 });
 
-const setTargetsRoute = createRoute({
-  method: "put",
-  path: "/shares/{shareSeq}/targets",
-  operationId: "replaceShareTargets",
-  tags,
+const setTargetsRoute = route("put", "/shares/{shareSeq}/targets", "replaceShareTargets", {
   summary: "Replace the recipients (owner or re-share holder)",
   middleware: [requireWrite] as const,
   request: { params: ShareSeqParams, body: jsonBody(TargetsBody, true, { ts: [BOB_VIEWS] }) },
@@ -152,11 +138,7 @@ const setTargetsRoute = createRoute({
   ),
 });
 
-const deleteShareRoute = createRoute({
-  method: "delete",
-  path: "/shares/{shareSeq}",
-  operationId: "deleteShare",
-  tags,
+const deleteShareRoute = route("delete", "/shares/{shareSeq}", "deleteShare", {
   summary: "Remove a share (owner only): everyone loses access, links stop resolving",
   middleware: [requireWrite] as const,
   request: { params: ShareSeqParams },
@@ -172,11 +154,7 @@ const deleteShareRoute = createRoute({
   ),
 });
 
-const recipientsRoute = createRoute({
-  method: "get",
-  path: "/shares/{shareSeq}/users",
-  operationId: "listShareUsers",
-  tags,
+const recipientsRoute = route("get", "/shares/{shareSeq}/users", "listShareUsers", {
   summary: "Current recipients",
   request: { params: ShareSeqParams, query: SsQuery },
   responses: jsonAnswers(
@@ -187,11 +165,7 @@ const recipientsRoute = createRoute({
   ),
 });
 
-const searchForShareRoute = createRoute({
-  method: "get",
-  path: "/shares/{shareSeq}/users/search",
-  operationId: "searchShareUsers",
-  tags,
+const searchForShareRoute = route("get", "/shares/{shareSeq}/users/search", "searchShareUsers", {
   summary: "Find users to add to an existing share",
   request: { params: ShareSeqParams, query: SearchQuery },
   responses: jsonAnswers(
@@ -202,21 +176,13 @@ const searchForShareRoute = createRoute({
   ),
 });
 
-const searchRoute = createRoute({
-  method: "get",
-  path: "/shares/users/search",
-  operationId: "searchUsersToShareWith",
-  tags,
+const searchRoute = route("get", "/shares/users/search", "searchUsersToShareWith", {
   summary: "Find users for a share being composed",
   request: { query: SearchQuery },
   responses: jsonAnswers(itemsOf(SearchItem), "Matches"),
 });
 
-const linkRoute = createRoute({
-  method: "get",
-  path: "/shares/link/{token}",
-  operationId: "resolveShareLink",
-  tags,
+const linkRoute = route("get", "/shares/link/{token}", "resolveShareLink", {
   summary: "Resolve a share-link token for the key's account",
   request: {
     params: z.object({

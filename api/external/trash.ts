@@ -1,25 +1,23 @@
 /** The caller's trash: list top-level trashed items, restore one, or delete one permanently. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { toIso } from "../../kv/tree/resources.ts";
 import { listTrash, restoreTrashed } from "../../kv/tree/trash.ts";
 import { purgeTrashedWithShares } from "../../kv/sharing/purge.ts";
 import { type ApiEnv, requireWrite } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { jsonAnswers, newOpenApiApp } from "../http/openapi.ts";
+import { jsonAnswers, newOpenApiApp, tagRoutes } from "../http/openapi.ts";
 import { decodeCursor, encodeCursor, PageQuery } from "../http/cursor.ts";
 import { inListingTurn } from "../http/listing_turn.ts";
 import { FileRsParams, ResourceItemSchema, rsParams, toResourceItem } from "../http/schemas.ts";
+
+const route = tagRoutes("Trash");
 
 const TrashItemSchema = ResourceItemSchema.extend({
   trashedAt: z.string().openapi({ format: "date-time" }).describe("When it went to the trash"),
 }).openapi("TrashItem");
 
-const listRoute = createRoute({
-  method: "get",
-  path: "/trash",
-  operationId: "listTrash",
-  tags: ["Trash"],
+const listRoute = route("get", "/trash", "listTrash", {
   summary: "The caller's trashed items (top level: a trashed folder stands for its contents)",
   request: { query: PageQuery },
   responses: jsonAnswers(
@@ -32,11 +30,7 @@ const listRoute = createRoute({
   ),
 });
 
-const restoreRoute = createRoute({
-  method: "post",
-  path: "/trash/{resourceSeq}/restore",
-  operationId: "restoreFromTrash",
-  tags: ["Trash"],
+const restoreRoute = route("post", "/trash/{resourceSeq}/restore", "restoreFromTrash", {
   summary: "Restore to the old folder (or the drive root when that is gone); taken names get (n)",
   middleware: [requireWrite] as const,
   request: { params: FileRsParams },
@@ -49,11 +43,7 @@ const restoreRoute = createRoute({
   ),
 });
 
-const purgeRoute = createRoute({
-  method: "delete",
-  path: "/trash/{resourceSeq}",
-  operationId: "deleteFromTrash",
-  tags: ["Trash"],
+const purgeRoute = route("delete", "/trash/{resourceSeq}", "deleteFromTrash", {
   summary: "Delete a trashed item and everything in it permanently, freeing its quota",
   middleware: [requireWrite] as const,
   request: { params: rsParams(6) },

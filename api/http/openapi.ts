@@ -2,7 +2,7 @@
  * Helpers for declaring routes with @hono/zod-openapi: the zod schemas validate requests and
  * produce the OpenAPI document, so the two cannot drift.
  */
-import { OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 // The generator @hono/zod-openapi itself uses (same pinned version): tells a component from an
 // inline schema.
 import { getRefId } from "@asteasolutions/zod-to-openapi";
@@ -33,6 +33,20 @@ export function newOpenApiApp<E extends Env>(): OpenAPIHono<E> {
     },
   });
 }
+
+/**
+ * The declarations of one tag's routes (`const route = tagRoutes("Folders")`), each given once
+ * with its handler to `app.openapi`: `route(method, path, operationId, { summary, ... })`. The
+ * rest of the RouteConfig follows in the document's order (summary, description, request,
+ * responses).
+ */
+export const tagRoutes = (tag: string) =>
+<
+  M extends RouteConfig["method"],
+  P extends string,
+  S extends Omit<RouteConfig, "method" | "path" | "operationId" | "tags">,
+>(method: M, path: P, operationId: string, spec: S) =>
+  createRoute({ method, path, operationId, tags: [tag], ...spec });
 
 export const ErrorEnvelopeSchema = z.object({
   result: z.literal(false).describe("Always false on an error"),

@@ -4,7 +4,8 @@
  * /healthz, the liveness check, stays in app.ts. Errors answer as the admin API does:
  * `{error, message}` with a code from kv/errors.ts.
  */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { tagRoutes } from "../http/openapi.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { ERROR_CATALOG } from "../../kv/errors.ts";
 import { digestsEqual, sha256Hex } from "../../lib/secrets.ts";
@@ -12,7 +13,7 @@ import { bearerToken } from "../http/auth.ts";
 import type { Metrics } from "./metrics.ts";
 import { readiness } from "./readiness.ts";
 
-const tags = ["Operations"];
+const route = tagRoutes("Operations");
 
 const OpsErrorSchema = z.object({
   error: z.string().describe("Error code from the catalog (docs/errors.md)").openapi({
@@ -44,11 +45,7 @@ const NotReadySchema = z.object({
   checks: z.array(CheckSchema).describe("Each check and its outcome"),
 }).openapi("NotReady");
 
-const metricsRoute = createRoute({
-  method: "get",
-  path: "/metrics",
-  operationId: "getMetrics",
-  tags,
+const metricsRoute = route("get", "/metrics", "getMetrics", {
   summary: "Prometheus metrics (text exposition format)",
   description: "With DRIVE_METRICS_TOKEN set, send it as Authorization: Bearer <token>.",
   request: {
@@ -76,11 +73,7 @@ const metricsRoute = createRoute({
   },
 });
 
-const readyRoute = createRoute({
-  method: "get",
-  path: "/readyz",
-  operationId: "getReadiness",
-  tags,
+const readyRoute = route("get", "/readyz", "getReadiness", {
   summary: "Readiness: KV, blob store and free disk checked now",
   description: "For load balancers and orchestrators; /healthz stays the liveness check.",
   responses: {

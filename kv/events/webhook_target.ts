@@ -10,6 +10,7 @@
  * Redirects are never followed (webhook_send.ts): a 3xx is a failed attempt.
  */
 import ipaddr from "ipaddr.js";
+import { parseHttpUrl } from "../../lib/http_url.ts";
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -34,16 +35,13 @@ export function checkWebhookUrl(
   allowPrivate: boolean,
 ): { url: string } | { problem: string } {
   if (raw.length > MAX_URL_LENGTH) return { problem: `at most ${MAX_URL_LENGTH} characters` };
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { problem: "must be an absolute http or https URL" };
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return { problem: `must be http or https, not ${url.protocol.slice(0, -1)}` };
-  }
-  if (url.username || url.password) return { problem: "must not carry a user name or password" };
+  const parsed = parseHttpUrl(raw, {
+    unparsable: "must be an absolute http or https URL",
+    scheme: (scheme) => `must be http or https, not ${scheme}`,
+    userInfo: "must not carry a user name or password",
+  });
+  if ("problem" in parsed) return parsed;
+  const { url } = parsed;
   if (url.hash) return { problem: "must not have a #fragment" };
   const host = hostOf(url);
   if (!allowPrivate) {

@@ -11,6 +11,7 @@ import { MAX_DOC_BYTES, MAX_RESULT_TEXT_BYTES } from "../limits.ts";
 import { encodeProviderPath, OPERATION_METHOD, PROVIDER_BASE } from "../paths.ts";
 import type { Operation } from "../../kv/adapters/operations.ts";
 import { sha256Hex } from "../../lib/secrets.ts";
+import { parseHttpUrl } from "../../lib/http_url.ts";
 import {
   failedAnswer,
   type Failure,
@@ -53,16 +54,13 @@ type RequestBody = { bytes: Uint8Array | null; contentType?: string };
  * or dot segments) and returns it without a trailing slash, or the problem.
  */
 export function normalizeBaseUrl(baseUrl: string): { url: string } | { problem: string } {
-  let u: URL;
-  try {
-    u = new URL(baseUrl);
-  } catch {
-    return { problem: "the base URL is not a URL" };
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") {
-    return { problem: "the base URL must be http or https" };
-  }
-  if (u.username || u.password) return { problem: "the base URL must not contain user info" };
+  const parsed = parseHttpUrl(baseUrl, {
+    unparsable: "the base URL is not a URL",
+    scheme: () => "the base URL must be http or https",
+    userInfo: "the base URL must not contain user info",
+  });
+  if ("problem" in parsed) return parsed;
+  const u = parsed.url;
   if (baseUrl.includes("?") || baseUrl.includes("#")) {
     return { problem: "the base URL must not have a query or fragment" };
   }

@@ -56,9 +56,7 @@ async function createUserInUi(
 
 browserTest(
   "console: sign in, create tenant, user, key and adapter, connection test passes, revoke the key",
-  async (env) => {
-    const { page, server } = env;
-
+  async ({ page, server, screenshot }) => {
     // Sign-in validates before sending, then rejects a wrong token with the API's verdict.
     await page.goto(`${server.url}/admin`);
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -99,7 +97,7 @@ browserTest(
     await page.getByRole("cell", { name: /ana/ }).first().waitFor();
     const users = (await server.admin.call("GET", "/users")).body.items;
     assert.deepEqual(users.map((u: { accountId: string }) => u.accountId), ["ana"]);
-    await env.screenshot("console-users");
+    await screenshot("console-users");
 
     // API key: shown once, it works, and is gone from the page once hidden.
     await openSection(page, "API keys");
@@ -113,7 +111,7 @@ browserTest(
     const apiKey = await secretBox.inputValue();
     assert.match(apiKey, /^drv_/);
     assert.equal(await keyWorks(server, apiKey), true);
-    await env.screenshot("console-key-issued");
+    await screenshot("console-key-issued");
     await page.getByRole("button", { name: "I have stored it, hide it" }).click();
     assert.equal(await page.getByLabel("API key", { exact: true }).count(), 0);
     assert.equal((await page.content()).includes(apiKey), false);
@@ -161,7 +159,7 @@ browserTest(
     await page.getByRole("button", { name: "I have stored it, hide it" }).click();
     await page.getByRole("button", { name: "Run connection test" }).click();
     await result.getByText("Passed").waitFor();
-    const consoleShot = await env.screenshot("console-adapters");
+    const consoleShot = await screenshot("console-adapters");
     if (Deno.env.get("DRIVE_UPDATE_SCREENSHOT") === "1" || !existsSync(DOCS_SCREENSHOT)) {
       await Deno.copyFile(consoleShot, DOCS_SCREENSHOT);
     }
@@ -173,37 +171,38 @@ browserTest(
     await page.getByRole("button", { name: "Revoke key", exact: true }).click();
     await page.getByText(/^revoked/).waitFor();
     assert.equal(await keyWorks(server, apiKey), false);
-    await env.screenshot("console-key-revoked");
+    await screenshot("console-key-revoked");
   },
 );
 
-browserTest("console: the API's error is shown next to the field it names", async (env) => {
-  const { page, server } = env;
-  const tenant = await server.admin.createTenant("Acme");
-  await server.admin.createUser(tenant.id, "ana");
-  await signIn(page, server);
-  await openSection(page, "Users");
-  await createUserInUi(page, {
-    tenant: `Acme (id ${tenant.id})`,
-    accountId: "ana",
-    email: "other@example.com",
-    name: "Another Ana",
-  });
-  // 409 USER_002 names accountId: its message sits under that input, which is marked invalid.
-  const form = page.getByRole("form", { name: "Create a user" });
-  const accountId = form.getByLabel("Account id");
-  // Field names in words, not the API's (accountId).
-  await form.getByText('Account id "ana" is already taken').waitFor();
-  assert.equal(await accountId.getAttribute("aria-invalid"), "true");
-  const describedBy = await accountId.getAttribute("aria-describedby");
-  assert.ok(describedBy);
-  assert.match(await page.locator(`#${describedBy}`).innerText(), /already taken/);
-  assert.equal(await form.getByLabel("E-mail").getAttribute("aria-invalid"), null);
-  await env.screenshot("console-field-error");
-});
+browserTest(
+  "console: the API's error is shown next to the field it names",
+  async ({ page, server, screenshot }) => {
+    const tenant = await server.admin.createTenant("Acme");
+    await server.admin.createUser(tenant.id, "ana");
+    await signIn(page, server);
+    await openSection(page, "Users");
+    await createUserInUi(page, {
+      tenant: `Acme (id ${tenant.id})`,
+      accountId: "ana",
+      email: "other@example.com",
+      name: "Another Ana",
+    });
+    // 409 USER_002 names accountId: its message sits under that input, which is marked invalid.
+    const form = page.getByRole("form", { name: "Create a user" });
+    const accountId = form.getByLabel("Account id");
+    // Field names in words, not the API's (accountId).
+    await form.getByText('Account id "ana" is already taken').waitFor();
+    assert.equal(await accountId.getAttribute("aria-invalid"), "true");
+    const describedBy = await accountId.getAttribute("aria-describedby");
+    assert.ok(describedBy);
+    assert.match(await page.locator(`#${describedBy}`).innerText(), /already taken/);
+    assert.equal(await form.getByLabel("E-mail").getAttribute("aria-invalid"), null);
+    await screenshot("console-field-error");
+  },
+);
 
-browserTest("console: a 401 from the API signs out", async (env) => {
-  const { page, server } = env;
+browserTest("console: a 401 from the API signs out", async ({ page, server }) => {
   await signIn(page, server);
   // Another tab rotated the token: the stored one no longer works.
   await page.evaluate(() => sessionStorage.setItem("drive.adminToken", "stale-token"));
@@ -218,65 +217,71 @@ browserTest("console: a 401 from the API signs out", async (env) => {
   assert.equal(await page.evaluate(() => sessionStorage.getItem("drive.adminToken")), null);
 });
 
-browserTest("console: usable by keyboard alone, with visible focus", async (env) => {
-  const { page, server } = env;
-  await page.goto(`${server.url}/admin`);
-  await page.keyboard.press("Tab");
-  assert.equal(await page.evaluate(() => document.activeElement?.id), "form1-token");
-  await page.keyboard.type(ADMIN_TOKEN);
-  await page.keyboard.press("Enter");
-  await page.getByRole("heading", { level: 1, name: "Tenants" }).waitFor();
-
-  // Tab to the tenant name field, type, submit with Enter.
-  const nameField = page.getByRole("form", { name: "Create a tenant" }).getByLabel("Tenant name");
-  for (
-    let i = 0;
-    i < 30 && !(await nameField.evaluate((el) => el === document.activeElement));
-    i++
-  ) {
+browserTest(
+  "console: usable by keyboard alone, with visible focus",
+  async ({ page, server, screenshot }) => {
+    await page.goto(`${server.url}/admin`);
     await page.keyboard.press("Tab");
-  }
-  assert.equal(await nameField.evaluate((el) => el === document.activeElement), true);
-  const outline = await nameField.evaluate((el) => getComputedStyle(el).outlineStyle);
-  assert.notEqual(outline, "none");
-  await page.keyboard.type("Keyboard Co");
-  await page.keyboard.press("Enter");
-  await page.getByRole("cell", { name: "Keyboard Co", exact: true }).waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "form1-token");
+    await page.keyboard.type(ADMIN_TOKEN);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { level: 1, name: "Tenants" }).waitFor();
 
-  // Navigation links are reachable and followable with the keyboard.
-  const usersLink = page.getByRole("link", { name: "Users", exact: true });
-  await usersLink.focus();
-  assert.notEqual(await usersLink.evaluate((el) => getComputedStyle(el).outlineStyle), "none");
-  await page.keyboard.press("Enter");
-  await page.getByRole("heading", { level: 1, name: "Users" }).waitFor();
-  assert.equal(new URL(page.url()).pathname, "/admin/users");
-  await env.screenshot("console-keyboard");
-});
+    // Tab to the tenant name field, type, submit with Enter.
+    const nameField = page.getByRole("form", { name: "Create a tenant" }).getByLabel("Tenant name");
+    for (
+      let i = 0;
+      i < 30 && !(await nameField.evaluate((el) => el === document.activeElement));
+      i++
+    ) {
+      await page.keyboard.press("Tab");
+    }
+    assert.equal(await nameField.evaluate((el) => el === document.activeElement), true);
+    const outline = await nameField.evaluate((el) => getComputedStyle(el).outlineStyle);
+    assert.notEqual(outline, "none");
+    await page.keyboard.type("Keyboard Co");
+    await page.keyboard.press("Enter");
+    await page.getByRole("cell", { name: "Keyboard Co", exact: true }).waitFor();
 
-browserTest("console: readable at 360 px, every input labelled", async (env) => {
-  const { page, server } = env;
-  const tenant = await server.admin.createTenant("Acme");
-  const user = await server.admin.createUser(tenant.id, "ana", { quotaBytes: 5 * 1024 ** 3 });
-  await server.admin.createKey(user.userSeq);
-  await signIn(page, server);
-  for (const title of ["Tenants", "Users", "API keys", "Adapters", "Share links", "Locks"]) {
-    await openSection(page, title);
-    await page.getByText("Loading…").first().waitFor({ state: "detached" });
-    assert.equal(await overflowsHorizontally(page), false, `${title} overflows at 360 px`);
-    const unlabelled = await page.evaluate(() =>
-      [...document.querySelectorAll("input, select, textarea")]
-        .filter((el) => !(el as HTMLInputElement).labels?.length && !el.getAttribute("aria-label"))
-        .map((el) => el.outerHTML)
-    );
-    assert.deepEqual(unlabelled, [], `${title} has unlabelled inputs`);
-    await env.screenshot(`console-360-${title.toLowerCase().replace(/ /g, "-")}`);
-  }
-}, { viewport: { width: 360, height: 740 } });
+    // Navigation links are reachable and followable with the keyboard.
+    const usersLink = page.getByRole("link", { name: "Users", exact: true });
+    await usersLink.focus();
+    assert.notEqual(await usersLink.evaluate((el) => getComputedStyle(el).outlineStyle), "none");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { level: 1, name: "Users" }).waitFor();
+    assert.equal(new URL(page.url()).pathname, "/admin/users");
+    await screenshot("console-keyboard");
+  },
+);
+
+browserTest(
+  "console: readable at 360 px, every input labelled",
+  async ({ page, server, screenshot }) => {
+    const tenant = await server.admin.createTenant("Acme");
+    const user = await server.admin.createUser(tenant.id, "ana", { quotaBytes: 5 * 1024 ** 3 });
+    await server.admin.createKey(user.userSeq);
+    await signIn(page, server);
+    for (const title of ["Tenants", "Users", "API keys", "Adapters", "Share links", "Locks"]) {
+      await openSection(page, title);
+      await page.getByText("Loading…").first().waitFor({ state: "detached" });
+      assert.equal(await overflowsHorizontally(page), false, `${title} overflows at 360 px`);
+      const unlabelled = await page.evaluate(() =>
+        [...document.querySelectorAll("input, select, textarea")]
+          .filter((el) =>
+            !(el as HTMLInputElement).labels?.length && !el.getAttribute("aria-label")
+          )
+          .map((el) => el.outerHTML)
+      );
+      assert.deepEqual(unlabelled, [], `${title} has unlabelled inputs`);
+      await screenshot(`console-360-${title.toLowerCase().replace(/ /g, "-")}`);
+    }
+  },
+  { viewport: { width: 360, height: 740 } },
+);
 
 browserTest(
   "share page: a password link asks for it, then shows and downloads the file",
-  async (env) => {
-    const { page, server } = env;
+  async ({ page, server, screenshot }) => {
     const ana = await newApiUser(server, "ana");
     const content = `quarterly numbers ${crypto.randomUUID()}\n`;
     const rs = await uploadAs(server, ana, "report.txt", content);
@@ -298,12 +303,12 @@ browserTest(
     await page.getByRole("button", { name: "Open" }).click();
     await page.getByText("Wrong password. Try again.").waitFor();
     assert.equal(await page.getByLabel("Password").getAttribute("aria-invalid"), "true");
-    await env.screenshot("share-password");
+    await screenshot("share-password");
 
     await page.getByLabel("Password").fill("open sesame");
     await page.getByRole("button", { name: "Open" }).click();
     await page.getByRole("heading", { level: 1, name: "report.txt" }).waitFor();
-    await env.screenshot("share-file");
+    await screenshot("share-file");
     const [download] = await Promise.all([
       page.waitForEvent("download"),
       page.getByRole("link", { name: "Download report.txt" }).click(),
@@ -315,8 +320,7 @@ browserTest(
 
 browserTest(
   "share page: a visitor's wrong passwords cost growing waits, then the password opens",
-  async (env) => {
-    const { page, server } = env;
+  async ({ page, server, screenshot }) => {
     const ana = await newApiUser(server, "ana");
     const rs = await uploadAs(server, ana, "secret.txt", "x");
     const share = await ana.newShare({
@@ -347,7 +351,7 @@ browserTest(
     const waiting = page.getByRole("button", { name: /^Wait \d+ s$/ });
     await waiting.waitFor();
     assert.equal(await waiting.isDisabled(), true);
-    await env.screenshot("share-rate-limited");
+    await screenshot("share-rate-limited");
     // The wait is the visitor's own and short: then the right password opens the link.
     await open.waitFor();
     await password.fill("right password");
@@ -356,38 +360,40 @@ browserTest(
   },
 );
 
-browserTest("share page: a folder link browses its subtree and nothing beyond", async (env) => {
-  const { page, server } = env;
-  const ana = await newApiUser(server, "ana");
-  const project = await ana.newFolder("Project");
-  const drafts = await ana.newFolder("Drafts", project);
-  const outside = await ana.newFolder("Private");
-  await ana.upload("readme.txt", "read me", { pfs: project });
-  await ana.upload("draft.txt", "draft", { pfs: drafts });
-  await ana.upload("diary.txt", "private", { pfs: outside });
-  // View only: no download buttons anywhere.
-  const share = await ana.newShare({ rs: project, st: "PUBLIC_LINK", ...shareFlags() });
+browserTest(
+  "share page: a folder link browses its subtree and nothing beyond",
+  async ({ page, server, screenshot }) => {
+    const ana = await newApiUser(server, "ana");
+    const project = await ana.newFolder("Project");
+    const drafts = await ana.newFolder("Drafts", project);
+    const outside = await ana.newFolder("Private");
+    await ana.upload("readme.txt", "read me", { pfs: project });
+    await ana.upload("draft.txt", "draft", { pfs: drafts });
+    await ana.upload("diary.txt", "private", { pfs: outside });
+    // View only: no download buttons anywhere.
+    const share = await ana.newShare({ rs: project, st: "PUBLIC_LINK", ...shareFlags() });
 
-  await page.goto(share.linkUrl);
-  await page.getByRole("heading", { level: 1, name: "Project" }).waitFor();
-  await page.getByText("readme.txt").waitFor();
-  assert.equal(await page.getByRole("link", { name: /^Download/ }).count(), 0);
-  await env.screenshot("share-folder");
+    await page.goto(share.linkUrl);
+    await page.getByRole("heading", { level: 1, name: "Project" }).waitFor();
+    await page.getByText("readme.txt").waitFor();
+    assert.equal(await page.getByRole("link", { name: /^Download/ }).count(), 0);
+    await screenshot("share-folder");
 
-  await page.getByRole("link", { name: "Drafts" }).click();
-  await page.getByRole("heading", { level: 1, name: "Drafts" }).waitFor();
-  await page.getByText("draft.txt").waitFor();
-  const crumbs = page.getByRole("navigation", { name: "Folder path" });
-  assert.deepEqual(await crumbs.getByRole("listitem").allInnerTexts(), ["Project", "Drafts"]);
-  await crumbs.getByRole("link", { name: "Project" }).click();
-  await page.getByRole("heading", { level: 1, name: "Project" }).waitFor();
-  await page.goBack();
-  await page.getByRole("heading", { level: 1, name: "Drafts" }).waitFor();
+    await page.getByRole("link", { name: "Drafts" }).click();
+    await page.getByRole("heading", { level: 1, name: "Drafts" }).waitFor();
+    await page.getByText("draft.txt").waitFor();
+    const crumbs = page.getByRole("navigation", { name: "Folder path" });
+    assert.deepEqual(await crumbs.getByRole("listitem").allInnerTexts(), ["Project", "Drafts"]);
+    await crumbs.getByRole("link", { name: "Project" }).click();
+    await page.getByRole("heading", { level: 1, name: "Project" }).waitFor();
+    await page.goBack();
+    await page.getByRole("heading", { level: 1, name: "Drafts" }).waitFor();
 
-  // A folder outside the shared one cannot be opened through the link.
-  await page.goto(`${share.linkUrl}?folder=${outside}`);
-  await page.getByRole("heading", { name: "Not in this shared folder" }).waitFor();
-  assert.equal(await page.getByText("diary.txt").count(), 0);
-  await page.getByRole("link", { name: "Back to the shared folder" }).click();
-  await page.getByRole("heading", { level: 1, name: "Project" }).waitFor();
-});
+    // A folder outside the shared one cannot be opened through the link.
+    await page.goto(`${share.linkUrl}?folder=${outside}`);
+    await page.getByRole("heading", { name: "Not in this shared folder" }).waitFor();
+    assert.equal(await page.getByText("diary.txt").count(), 0);
+    await page.getByRole("link", { name: "Back to the shared folder" }).click();
+    await page.getByRole("heading", { level: 1, name: "Project" }).waitFor();
+  },
+);

@@ -16,8 +16,7 @@ const ENV = {
 
 browserTest(
   "console: webhooks are created, delivered, shown failing, enabled and retried",
-  async (env) => {
-    const { page, server } = env;
+  async ({ page, server, screenshot }) => {
     const receiver = new Receiver();
     try {
       const ana = await newApiUser(server, "ana");
@@ -32,7 +31,7 @@ browserTest(
       await secretBox.waitFor();
       const secret = await secretBox.inputValue();
       assert.match(secret, /^whsec_/);
-      await env.screenshot("console-webhook-secret");
+      await screenshot("console-webhook-secret");
       await page.getByRole("button", { name: "I have stored it, hide it" }).click();
       assert.equal(await secretBox.count(), 0);
       const card = page.locator("li[data-webhook]", { hasText: `${receiver.url}/ok` });
@@ -69,7 +68,7 @@ browserTest(
       await failedRow.waitFor();
       assert.match(await failedRow.innerText(), /500/);
       assert.equal(await failedRow.getByRole("button", { name: /Retry/ }).isDisabled(), true);
-      await env.screenshot("console-webhook-failing");
+      await screenshot("console-webhook-failing");
 
       // Fixed and enabled again: retrying the failed delivery sends it.
       receiver.script("/down", [], 200);

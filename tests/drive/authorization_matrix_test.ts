@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { type TestServer, withServer } from "../helpers/server.ts";
 import { type ApiUser, newApiUser, shareFlags } from "../helpers/api.ts";
+import { newTeam } from "../helpers/team.ts";
 import type { JsonResponse } from "../helpers/http.ts";
 
 type Perm = "view" | "edit" | "download" | "upload" | "share";
@@ -44,6 +45,46 @@ async function raw(actor: ApiUser, path: string, init: RequestInit = {}): Promis
   return { status: res.status, body, headers: res.headers };
 }
 
+/**
+ * A download token, rename, move (inside the shared folder) and delete: the same rules for files
+ * and folders.
+ */
+function itemCases(kind: "files" | "folders"): Case[] {
+  const itemIn = kind === "files" ? fileIn : folderIn;
+  const newName = (n: number) => kind === "files" ? `r${n}.txt` : `x${n}`;
+  return [
+    {
+      name: `GET /${kind}/{rs}/download-token`,
+      needs: ["download"],
+      write: false,
+      call: async (a, ss, ctx) =>
+        a.call("GET", `/${kind}/${await itemIn(ctx)}/download-token?ss=${ss}`),
+    },
+    {
+      name: `PATCH /${kind}/{rs}/rename`,
+      needs: ["edit"],
+      write: true,
+      call: async (a, ss, ctx) =>
+        a.call("PATCH", `/${kind}/${await itemIn(ctx)}/rename`, { rn: newName(ctx.n()), ss }),
+    },
+    {
+      name: `POST /${kind}/{rs}/move (inside the shared folder)`,
+      needs: ["edit", "upload"],
+      write: true,
+      call: async (a, ss, ctx) => {
+        const [item, dest] = [await itemIn(ctx), await folderIn(ctx)];
+        return a.call("POST", `/${kind}/${item}/move`, { pfs: dest, ts: ss, ss });
+      },
+    },
+    {
+      name: `PATCH /${kind}/{rs}/delete`,
+      needs: ["edit"],
+      write: true,
+      call: async (a, ss, ctx) => a.call("PATCH", `/${kind}/${await itemIn(ctx)}/delete?ss=${ss}`),
+    },
+  ];
+}
+
 const CASES: Case[] = [
   {
     name: "GET /resources/{rs}",
@@ -70,24 +111,10 @@ const CASES: Case[] = [
     call: async (a, ss, ctx) => raw(a, `/files/${await fileIn(ctx)}/view?ss=${ss}`),
   },
   {
-    name: "GET /files/{rs}/download-token",
-    needs: ["download"],
-    write: false,
-    call: async (a, ss, ctx) =>
-      a.call("GET", `/files/${await fileIn(ctx)}/download-token?ss=${ss}`),
-  },
-  {
     name: "GET /files/{rs}/versions",
     needs: ["view"],
     write: false,
     call: async (a, ss, ctx) => a.call("GET", `/files/${await fileIn(ctx)}/versions?ss=${ss}`),
-  },
-  {
-    name: "GET /folders/{rs}/download-token",
-    needs: ["download"],
-    write: false,
-    call: async (a, ss, ctx) =>
-      a.call("GET", `/folders/${await folderIn(ctx)}/download-token?ss=${ss}`),
   },
   {
     name: "POST /files (into the shared folder)",
@@ -117,56 +144,14 @@ const CASES: Case[] = [
     lacking: "PERMISSION_002",
     call: (a, ss, ctx) => a.call("POST", "/documents", { tt: "note", pfs: ctx.shared, ss }),
   },
-  {
-    name: "PATCH /files/{rs}/rename",
-    needs: ["edit"],
-    write: true,
-    call: async (a, ss, ctx) =>
-      a.call("PATCH", `/files/${await fileIn(ctx)}/rename`, { rn: `r${ctx.n()}.txt`, ss }),
-  },
-  {
-    name: "POST /files/{rs}/move (inside the shared folder)",
-    needs: ["edit", "upload"],
-    write: true,
-    call: async (a, ss, ctx) => {
-      const [f, dest] = [await fileIn(ctx), await folderIn(ctx)];
-      return a.call("POST", `/files/${f}/move`, { pfs: dest, ts: ss, ss });
-    },
-  },
+  ...itemCases("files"),
   {
     name: "POST /files/{rs}/copy (to the caller's drive)",
     needs: ["download"],
     write: true,
     call: async (a, ss, ctx) => a.call("POST", `/files/${await fileIn(ctx)}/copy`, { ss }),
   },
-  {
-    name: "PATCH /files/{rs}/delete",
-    needs: ["edit"],
-    write: true,
-    call: async (a, ss, ctx) => a.call("PATCH", `/files/${await fileIn(ctx)}/delete?ss=${ss}`),
-  },
-  {
-    name: "PATCH /folders/{rs}/rename",
-    needs: ["edit"],
-    write: true,
-    call: async (a, ss, ctx) =>
-      a.call("PATCH", `/folders/${await folderIn(ctx)}/rename`, { rn: `x${ctx.n()}`, ss }),
-  },
-  {
-    name: "POST /folders/{rs}/move (inside the shared folder)",
-    needs: ["edit", "upload"],
-    write: true,
-    call: async (a, ss, ctx) => {
-      const [f, dest] = [await folderIn(ctx), await folderIn(ctx)];
-      return a.call("POST", `/folders/${f}/move`, { pfs: dest, ts: ss, ss });
-    },
-  },
-  {
-    name: "PATCH /folders/{rs}/delete",
-    needs: ["edit"],
-    write: true,
-    call: async (a, ss, ctx) => a.call("PATCH", `/folders/${await folderIn(ctx)}/delete?ss=${ss}`),
-  },
+  ...itemCases("folders"),
   {
     name: "POST /pinned-folders",
     needs: ["view"],
@@ -317,8 +302,7 @@ Deno.test("authorization matrix over every mounted file and folder endpoint", as
 
 Deno.test("link shares in the matrix: ORG_LINK reaches the tenant, PUBLIC_LINK whoever presented its token; trash hides all", async () => {
   await withServer(async (server) => {
-    const owner = await newApiUser(server, "owner");
-    const colleague = await newApiUser(server, "colleague", { tenantId: owner.tenantId });
+    const [owner, colleague] = await newTeam(server, "owner", "colleague");
     const stranger = await newApiUser(server, "stranger");
     const org = await owner.newFolder("Org");
     const pub = await owner.newFolder("Pub");

@@ -8,6 +8,7 @@ import { getUsage } from "../../kv/tree/usage.ts";
 import { pickTemplateLanguage, TEMPLATE_TYPES, templateUrl } from "../../kv/tree/templates.ts";
 import { withServer } from "../helpers/server.ts";
 import { ApiUser, newApiUser, readOnlyKeyOf, shareFlags, uploadAs } from "../helpers/api.ts";
+import { newTeam } from "../helpers/team.ts";
 import { parseXml, type XmlNode } from "../helpers/xml.ts";
 import { readZip, type ZipArchive } from "../helpers/zip_reader.ts";
 
@@ -282,9 +283,7 @@ Deno.test("Accept-Language: q-values pick Korean or English; anything else is En
 
 Deno.test("documents: names collide like duplicate; folders, shares and scopes are checked", async () => {
   await withServer(async (server) => {
-    const alice = await newApiUser(server, "alice");
-    const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
-    const carol = await newApiUser(server, "carol", { tenantId: alice.tenantId });
+    const [alice, bob, carol] = await newTeam(server, "alice", "bob", "carol");
     const names: string[] = [];
     for (let i = 0; i < 3; i++) {
       const res = await createDoc(alice, { tt: "word" });

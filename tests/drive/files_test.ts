@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { getUsage } from "../../kv/tree/usage.ts";
 import { forEachBlobStore, withServer } from "../helpers/server.ts";
 import { ApiUser, newApiUser } from "../helpers/api.ts";
+import { newTeam } from "../helpers/team.ts";
 import { multipartBody } from "../helpers/http.ts";
 import { testBytes } from "../helpers/bytes.ts";
 
@@ -410,8 +411,7 @@ Deno.test("a read-only key can download but not upload, rename, move, copy or de
 
 Deno.test("recipients: upload, version, download and copy by share permission", async () => {
   await withServer(async (server) => {
-    const alice = await newApiUser(server, "alice");
-    const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
+    const [alice, bob] = await newTeam(server, "alice", "bob");
     const rw = await alice.newFolder("ReadWrite");
     const ro = await alice.newFolder("ReadOnly");
     await alice.shareWith(rw, bob, "ce", "cd", "cu");

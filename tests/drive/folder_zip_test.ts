@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { DOWNLOAD_TOKEN_TTL_MS } from "../../kv/tree/download_tokens.ts";
 import { forEachBlobStore, withServer } from "../helpers/server.ts";
 import { ApiUser, newApiUser, readOnlyKeyOf, shareFlags, uploadAs } from "../helpers/api.ts";
+import { newTeam } from "../helpers/team.ts";
 import { testBytes } from "../helpers/bytes.ts";
 import { readZip } from "../helpers/zip_reader.ts";
 import { assertErrorAnswer } from "../helpers/http.ts";
@@ -117,9 +118,7 @@ Deno.test("folder download token: read-only keys may download; bad, expired or w
 
 Deno.test("folder download token: file seqs, unknown seqs and other users' folders are refused", async () => {
   await withServer(async (server) => {
-    const alice = await newApiUser(server, "alice");
-    const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
-    const carol = await newApiUser(server, "carol", { tenantId: alice.tenantId });
+    const [alice, bob, carol] = await newTeam(server, "alice", "bob", "carol");
     const folder = await alice.newFolder("Team");
     await alice.newFile("plan.txt", "plan", folder);
     const file = await uploadAs(server, alice, "f.txt", "f");

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { getResource, type Resource } from "../../kv/tree/resources.ts";
 import { type TestServer, withServer } from "../helpers/server.ts";
 import { ApiUser, newApiUser, readOnlyKeyOf, shareFlags, uploadAs } from "../helpers/api.ts";
+import { newTeam } from "../helpers/team.ts";
 
 Deno.test("create folder at root and inside a folder; duplicate names and bad names are refused", async () => {
   await withServer(async (server) => {
@@ -300,9 +301,7 @@ Deno.test("read-only key: rename, move and delete of folders are refused and cha
 
 Deno.test("a shared folder: edit share renames and moves within the owner's drive, view-only cannot", async () => {
   await withServer(async (server) => {
-    const alice = await newApiUser(server, "alice");
-    const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
-    const carol = await newApiUser(server, "carol", { tenantId: alice.tenantId });
+    const [alice, bob, carol] = await newTeam(server, "alice", "bob", "carol");
     const team = await alice.newFolder("Team");
     const plans = await alice.newFolder("Plans", team);
     const dest = await alice.newFolder("Dest", team);

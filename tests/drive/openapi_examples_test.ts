@@ -17,7 +17,8 @@
  */
 import assert from "node:assert/strict";
 import { withServer } from "../helpers/server.ts";
-import { type ApiUser, newApiUser, shareFlags } from "../helpers/api.ts";
+import { type ApiUser, shareFlags } from "../helpers/api.ts";
+import { newTeam } from "../helpers/team.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -110,8 +111,7 @@ const MINTED: Record<string, (w: World, operationId: string) => string> = {
 };
 
 async function buildWorld(server: Parameters<Parameters<typeof withServer>[0]>[0]) {
-  const alice = await newApiUser(server, "alice");
-  const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
+  const [alice, bob] = await newTeam(server, "alice", "bob");
   assert.deepEqual([alice.tenantId, alice.userSeq, bob.userSeq], [1, 1, 2]);
   const cursor = (await alice.call("GET", "/changes/cursor")).body.data.cursor;
   assert.equal(await alice.newFolder("Reports"), 1);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { withServer } from "../helpers/server.ts";
 import { type ApiUser, newApiUser, shareFlags } from "../helpers/api.ts";
+import { newTeam } from "../helpers/team.ts";
 
 interface Entry {
   resourceSeq: number;
@@ -240,8 +241,7 @@ Deno.test("pagination over many pages stays exact while shares are added and ren
 
 Deno.test("a link visitor who becomes a named recipient is listed once, with the new share's data", async () => {
   await withServer(async (server) => {
-    const alice = await newApiUser(server, "alice");
-    const carol = await newApiUser(server, "carol", { tenantId: alice.tenantId });
+    const [alice, carol] = await newTeam(server, "alice", "carol");
     const rs = await alice.newFolder("Wiki");
     const org = await alice.newShare({ rs, st: "ORG_LINK", ...shareFlags() });
     await carol.call("GET", `/shares/link/${org.linkUrl.split("/s/")[1]}`);

@@ -3,10 +3,10 @@ import { drainNotifications, peekNotifications } from "../../kv/sharing/notifica
 import { shareKey, tenantKey } from "../../kv/keys.ts";
 import { type TestServer, withServer } from "../helpers/server.ts";
 import { newApiUser, shareFlags, uploadAs } from "../helpers/api.ts";
+import { newTeam } from "../helpers/team.ts";
 
 async function setup(server: TestServer) {
-  const alice = await newApiUser(server, "alice");
-  const carol = await newApiUser(server, "carol", { tenantId: alice.tenantId });
+  const [alice, carol] = await newTeam(server, "alice", "carol");
   const bob = await newApiUser(server, "bob");
   const eve = await newApiUser(server, "eve");
   return { alice, bob, carol, eve };

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { BlobNotFoundError } from "../../blobs/store.ts";
+import { blobExists } from "../../blobs/store.ts";
 import { getResource } from "../../kv/tree/resources.ts";
 import { listVersions } from "../../kv/tree/content_versions.ts";
 import { getUsage } from "../../kv/tree/usage.ts";
-import { forEachBlobStore, type TestServer, withServer } from "../helpers/server.ts";
+import { forEachBlobStore, withServer } from "../helpers/server.ts";
 import { ApiUser, newApiUser, readOnlyKeyOf, shareFlags } from "../helpers/api.ts";
+import { newTeam } from "../helpers/team.ts";
 import { testBytes } from "../helpers/bytes.ts";
 import { addVersions } from "../helpers/domain.ts";
 
@@ -12,17 +13,6 @@ async function trashSeqs(user: ApiUser): Promise<number[]> {
   const res = await user.call("GET", "/trash?ps=1000");
   assert.equal(res.status, 200);
   return res.body.data.items.map((i: { resourceSeq: number }) => i.resourceSeq);
-}
-
-async function blobExists(server: TestServer, blobId: string): Promise<boolean> {
-  try {
-    const stream = await server.blobs.read(blobId);
-    await stream.cancel();
-    return true;
-  } catch (err) {
-    if (err instanceof BlobNotFoundError) return false;
-    throw err;
-  }
 }
 
 Deno.test("trash lists top-level items with pages; restore goes back to the old folder", async () => {
@@ -161,7 +151,7 @@ forEachBlobStore(
     assert.equal(await getUsage(server.kv, alice.userSeq), 4);
     for (const rs of [top, sub, big, small]) assert.equal(await getResource(server.kv, rs), null);
     for (const rs of [big, small]) assert.deepEqual(await listVersions(server.kv, rs), []);
-    for (const id of blobIds) assert.equal(await blobExists(server, id), false, id);
+    for (const id of blobIds) assert.equal(await blobExists(server.blobs, id), false, id);
     assert.deepEqual(await trashSeqs(alice), []);
     assert.equal((await alice.call("GET", `/resources/${keep}`)).status, 200);
     assert.equal((await alice.upload("more.bin", testBytes(500_000))).status, 201);
@@ -260,8 +250,7 @@ Deno.test("restore and purge racing: exactly one wins and usage matches what is 
 
 Deno.test("purging a shared folder removes its share: recipients lose it and the link stops resolving", async () => {
   await withServer(async (server) => {
-    const alice = await newApiUser(server, "alice");
-    const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
+    const [alice, bob] = await newTeam(server, "alice", "bob");
     const folder = await alice.newFolder("Shared");
     const specific = await alice.newShare({
       rs: folder,

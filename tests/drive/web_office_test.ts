@@ -5,6 +5,7 @@ import { acquireLock, getLock } from "../../kv/tree/locks.ts";
 import { getResource } from "../../kv/tree/resources.ts";
 import { forEachBlobStore, type TestServer, withServer } from "../helpers/server.ts";
 import { ApiUser, newApiUser, uploadAs } from "../helpers/api.ts";
+import { newTeam } from "../helpers/team.ts";
 import { child, parseXml, textAt, type XmlNode } from "../helpers/xml.ts";
 import { until } from "../helpers/wait.ts";
 import { lockAsOffice } from "../helpers/domain.ts";
@@ -321,8 +322,7 @@ Deno.test("loginUserSeq outside the key's tenant, or no user at all: 403 plain t
 
 Deno.test("a document not shared with the named user: SHARE_001, 403 plain text, nothing changes", async () => {
   await withServer(async (server) => {
-    const alice = await newApiUser(server, "alice");
-    const carol = await newApiUser(server, "carol", { tenantId: alice.tenantId });
+    const [alice, carol] = await newTeam(server, "alice", "carol");
     const rs = await uploadAs(server, alice, "a.docx", "alice's");
     const before = await currentContent(server, rs);
     // docId naming the real owner, and docId claiming carol shared it.
@@ -709,8 +709,7 @@ Deno.test("Bob edits a document Alice shared with him; his lock blocks Alice's e
 
 Deno.test("Bob with a view-only share reads but cannot lock or save", async () => {
   await withServer(async (server) => {
-    const alice = await newApiUser(server, "alice");
-    const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
+    const [alice, bob] = await newTeam(server, "alice", "bob");
     const rs = await uploadAs(server, alice, "shared.docx", "v1");
     await alice.shareWith(rs, bob, "cd");
     const bobEd = new Editor(bob, `${alice.userSeq}-${rs}`);
@@ -725,8 +724,7 @@ Deno.test("Bob with a view-only share reads but cannot lock or save", async () =
 
 Deno.test("another editor takes over a crashed editor's expired lease", async () => {
   await withServer(async (server) => {
-    const alice = await newApiUser(server, "alice");
-    const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
+    const [alice, bob] = await newTeam(server, "alice", "bob");
     const rs = await uploadAs(server, alice, "shared.docx", "v1");
     await alice.shareWith(rs, bob, "ce", "cd");
     const docId = `${alice.userSeq}-${rs}`;

@@ -6,56 +6,42 @@
  * without its delivery.
  */
 import assert from "node:assert/strict";
-import { ADMIN_TOKEN } from "../helpers/admin.ts";
-import { ApiUser, newApiUser } from "../helpers/api.ts";
-import { startMain } from "../helpers/process.ts";
-import { startTestServer, withServer } from "../helpers/server.ts";
+import { newApiUser } from "../helpers/api.ts";
+import { withServer } from "../helpers/server.ts";
 import { fsck } from "../../kv/ops/fsck.ts";
 import { webhookDeliveryKey } from "../../kv/keys.ts";
+import { withTwoProcesses } from "./two_processes.ts";
 import { Receiver } from "./webhook_receiver.ts";
 
 const EVENTS = 200;
 const WEBHOOK_ENV = { DRIVE_WEBHOOK_ALLOW_PRIVATE: "true", DRIVE_WEBHOOK_RETRY_BASE_MS: "100" };
 
 Deno.test("200 events made in parallel on two processes give 200 deliveries", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "drive-webhook-burst-" });
-  const kvPath = `${dir}/drive.kv`;
-  const receiver = new Receiver();
-  const a = await startTestServer({ kvPath, env: { DRIVE_DATA_DIR: dir, ...WEBHOOK_ENV } });
-  const b = await startMain({
-    ...WEBHOOK_ENV,
-    DRIVE_DATA_DIR: dir,
-    DRIVE_KV: kvPath,
-    DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
-  });
-  try {
-    const alice = await newApiUser(a, "alice");
-    const onB = new ApiUser(b.url, alice.userSeq, alice.tenantId, alice.apiKey, alice.accountId);
-    const hook = await a.admin.call("POST", "/webhooks", {
-      url: `${receiver.url}/burst`,
-      events: ["created"],
-      tenantId: alice.tenantId,
-    });
-    assert.equal(hook.status, 201, JSON.stringify(hook.body));
+  await withTwoProcesses(
+    "drive-webhook-burst-",
+    WEBHOOK_ENV,
+    async ({ a, receiver, alice, onB }) => {
+      const hook = await a.admin.call("POST", "/webhooks", {
+        url: `${receiver.url}/burst`,
+        events: ["created"],
+        tenantId: alice.tenantId,
+      });
+      assert.equal(hook.status, 201, JSON.stringify(hook.body));
 
-    // Half on each process, all at once, so sequencer batches hold many events.
-    await Promise.all(
-      Array.from({ length: EVENTS }, (_, i) => (i % 2 ? onB : alice).newFolder(`burst-${i}`)),
-    );
-    const distinct = () => new Set(receiver.at("/burst").map((r) => r.headers["webhook-id"]));
-    await receiver.waitFor("/burst", () => distinct().size >= EVENTS, 60_000);
-    const names = new Set(receiver.at("/burst").map((r) => r.json?.data?.resource?.name));
-    for (let i = 0; i < EVENTS; i++) assert.ok(names.has(`burst-${i}`), `burst-${i} delivered`);
-    assert.equal(distinct().size, EVENTS);
-    // At least once: a duplicate is allowed, and reported for the record.
-    const duplicates = receiver.at("/burst").length - distinct().size;
-    console.log(`webhook burst: ${EVENTS} events, ${duplicates} duplicate deliveries`);
-  } finally {
-    await b.stop();
-    await a.close();
-    await receiver.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+      // Half on each process, all at once, so sequencer batches hold many events.
+      await Promise.all(
+        Array.from({ length: EVENTS }, (_, i) => (i % 2 ? onB : alice).newFolder(`burst-${i}`)),
+      );
+      const distinct = () => new Set(receiver.at("/burst").map((r) => r.headers["webhook-id"]));
+      await receiver.waitFor("/burst", () => distinct().size >= EVENTS, 60_000);
+      const names = new Set(receiver.at("/burst").map((r) => r.json?.data?.resource?.name));
+      for (let i = 0; i < EVENTS; i++) assert.ok(names.has(`burst-${i}`), `burst-${i} delivered`);
+      assert.equal(distinct().size, EVENTS);
+      // At least once: a duplicate is allowed, and reported for the record.
+      const duplicates = receiver.at("/burst").length - distinct().size;
+      console.log(`webhook burst: ${EVENTS} events, ${duplicates} duplicate deliveries`);
+    },
+  );
 });
 
 Deno.test("fsck finds an event whose delivery is missing, and --repair writes it", async () => {

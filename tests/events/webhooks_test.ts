@@ -8,11 +8,12 @@
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import { ADMIN_TOKEN, AdminClient } from "../helpers/admin.ts";
-import { ApiUser, newApiUser } from "../helpers/api.ts";
+import { ApiUser } from "../helpers/api.ts";
 import { startMain } from "../helpers/process.ts";
-import { startTestServer, withServer } from "../helpers/server.ts";
+import { withServer } from "../helpers/server.ts";
 import { webhookKey } from "../../kv/keys.ts";
 import { type Received, Receiver, verified } from "./webhook_receiver.ts";
+import { withTwoProcesses } from "./two_processes.ts";
 
 /** Fast retries for tests: 100 ms, 200 ms, 400 ms, ... within a 1 s window. */
 const WEBHOOK_ENV = {
@@ -33,20 +34,7 @@ async function createWebhook(
 const ids = (got: Received[]) => got.map((r) => r.headers["webhook-id"]);
 
 Deno.test("webhooks: signed deliveries from another process, filters, retries, disabling", async (t) => {
-  const dir = await Deno.makeTempDir({ prefix: "drive-webhooks-" });
-  const kvPath = `${dir}/drive.kv`;
-  const receiver = new Receiver();
-  const a = await startTestServer({ kvPath, env: { DRIVE_DATA_DIR: dir, ...WEBHOOK_ENV } });
-  const b = await startMain({
-    ...WEBHOOK_ENV,
-    DRIVE_DATA_DIR: dir,
-    DRIVE_KV: kvPath,
-    DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
-  });
-  try {
-    const alice = await newApiUser(a, "alice");
-    const onB = new ApiUser(b.url, alice.userSeq, alice.tenantId, alice.apiKey, alice.accountId);
-
+  await withTwoProcesses("drive-webhooks-", WEBHOOK_ENV, async ({ a, receiver, alice, onB }) => {
     await t.step("deliveries verify with standardwebhooks; only the wanted kinds", async () => {
       const hook = await createWebhook(a.admin, {
         url: `${receiver.url}/ok`,
@@ -189,12 +177,7 @@ Deno.test("webhooks: signed deliveries from another process, filters, retries, d
         );
       },
     );
-  } finally {
-    await b.stop();
-    await a.close();
-    await receiver.close();
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
+  });
 });
 
 Deno.test("webhooks: a delivery whose process is killed mid-attempt arrives after a restart", async () => {

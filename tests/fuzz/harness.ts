@@ -12,6 +12,7 @@
  * - `FUZZ_TIMEOUT_MS`: how long one request may take before it counts as a hang (5 s).
  */
 import fc from "./fast_check.ts";
+import { readHead } from "../../lib/bytes.ts";
 import { concat } from "../helpers/http.ts";
 
 function envInt(name: string): number | undefined {
@@ -144,22 +145,10 @@ function clip(s: string, n: number): string {
   return s.length <= n ? s : `${s.slice(0, n)}… (${s.length} chars)`;
 }
 
+/** At most MAX_READ bytes of the body as text; a body that breaks off is a failure. */
 async function readCapped(res: Response): Promise<string> {
   if (!res.body) return "";
-  const parts: Uint8Array[] = [];
-  let got = 0;
-  const reader = res.body.getReader();
-  try {
-    while (got < MAX_READ) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      parts.push(value);
-      got += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  return new TextDecoder().decode(concat(parts));
+  return new TextDecoder().decode(await readHead(res.body, MAX_READ, { onBreak: "throw" }));
 }
 
 /**

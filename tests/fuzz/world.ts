@@ -7,6 +7,7 @@
  */
 import fc from "./fast_check.ts";
 import { type ApiUser, newApiUser, readOnlyKeyOf, shareFlags } from "../helpers/api.ts";
+import { newTeam } from "../helpers/team.ts";
 import { newProviderAdapter } from "../helpers/provider.ts";
 import type { TestServer } from "../helpers/server.ts";
 import { hostileString } from "./values.ts";
@@ -54,8 +55,7 @@ async function downloadToken(user: ApiUser, path: string): Promise<string> {
 }
 
 export async function makeWorld(server: TestServer): Promise<World> {
-  const alice = await newApiUser(server, "alice");
-  const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
+  const [alice, bob] = await newTeam(server, "alice", "bob");
   const mallory = await newApiUser(server, "mallory");
   const aliceRead = await readOnlyKeyOf(server, alice);
 

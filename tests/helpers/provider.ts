@@ -77,6 +77,27 @@ export function providerClaims(
   };
 }
 
+/** The spec's required fields of a provider entry: a 3-byte file `a.txt`, writable, unlocked. */
+export const FILE_ENTRY = {
+  path: "a.txt",
+  name: "a.txt",
+  type: "file",
+  size: 3,
+  readable: true,
+  writable: true,
+  locked: false,
+};
+
+/** A JSON body for providerRawRequest, with its content type. */
+export function jsonBody(text: string): { contentType: string; body: Uint8Array } {
+  return { contentType: "application/json", body: new TextEncoder().encode(text) };
+}
+
+/** A file's bytes as a providerRawRequest body, with their content type. */
+export function octetBody(body: Uint8Array): { contentType: string; body: Uint8Array } {
+  return { contentType: "application/octet-stream", body };
+}
+
 /**
  * A provider request sent raw (any target, method, headers) and signed for `adapter` unless
  * `jwt` is given; `edit` may change the claims before signing, to tamper with one field.

@@ -13,7 +13,12 @@ import { listVersions } from "../../kv/tree/content_versions.ts";
 import type { Entry } from "../../provider/entries.ts";
 import type { HostResult } from "../../provider/host/answers.ts";
 import { forEachBlobStore, type TestServer, withServer } from "../helpers/server.ts";
-import { newProviderAdapter, providerRawRequest } from "../helpers/provider.ts";
+import {
+  jsonBody,
+  newProviderAdapter,
+  octetBody,
+  providerRawRequest,
+} from "../helpers/provider.ts";
 import { lockAsOffice } from "../helpers/domain.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -138,8 +143,7 @@ Deno.test("Error table: every error status of every operation", async () => {
       providerRawRequest(server.url, ad, {
         method: "POST",
         target: `/doc-storage/v1/${target}`,
-        contentType: "application/json",
-        body: enc(body),
+        ...jsonBody(body),
       });
     // info: 404 absent (the host reads it as no entry)
     const absent = await c.info(["nope"]);
@@ -155,8 +159,7 @@ Deno.test("Error table: every error status of every operation", async () => {
     const rootPut = await providerRawRequest(server.url, ad, {
       method: "PUT",
       target: "/doc-storage/v1/put",
-      contentType: "application/octet-stream",
-      body: enc("x"),
+      ...octetBody(enc("x")),
     });
     assert.equal(rootPut!.status, 400);
     assert.equal(statusOf(await c.put(["nope", "x.txt"], enc("x"))), 404);
@@ -166,8 +169,7 @@ Deno.test("Error table: every error status of every operation", async () => {
     const short = await providerRawRequest(server.url, ad, {
       method: "PUT",
       target: "/doc-storage/v1/short.txt/put",
-      contentType: "application/octet-stream",
-      body: enc("0123456789"),
+      ...octetBody(enc("0123456789")),
       endAfter: 4,
     });
     assert.equal(short!.status, 400);
@@ -386,8 +388,7 @@ Deno.test("put is atomic: an aborted upload, an over-quota upload and a bad sign
     await providerRawRequest(server.url, ad, {
       method: "PUT",
       target: "/doc-storage/v1/doc.bin/put",
-      contentType: "application/octet-stream",
-      body: fresh,
+      ...octetBody(fresh),
       abortAfter: 150_000,
     });
     // Over quota: 200,000 used + 900,000 > 1,000,000.
@@ -397,8 +398,7 @@ Deno.test("put is atomic: an aborted upload, an over-quota upload and a bad sign
     const forged = await providerRawRequest(server.url, ad, {
       method: "PUT",
       target: "/doc-storage/v1/doc.bin/put",
-      contentType: "application/octet-stream",
-      body: fresh,
+      ...octetBody(fresh),
       edit: (c) => (c.request.content_sha256 = createHash("sha256").update(old).digest("hex")),
     });
     assert.equal(forged!.status, 401);

@@ -10,17 +10,9 @@ import { verifyJwtSignature } from "../../provider/jwt.ts";
 import type { HostResult } from "../../provider/host/answers.ts";
 import { normalizeBaseUrl, ProviderHostClient } from "../../provider/host/client.ts";
 import { claimsOk } from "../../provider/verify.ts";
+import { FILE_ENTRY } from "../helpers/provider.ts";
 
 const SECRET = "s".repeat(40);
-const ENTRY = {
-  path: "a.txt",
-  name: "a.txt",
-  type: "file",
-  size: 3,
-  readable: true,
-  writable: true,
-  locked: false,
-};
 
 type Handler = (req: Request) => Response | Promise<Response>;
 
@@ -92,43 +84,52 @@ function assertProblem(r: HostResult<unknown>, pattern: RegExp, what: string) {
 Deno.test("Host client: entry schema of info (unknown, duplicate or null fields, names, types, sizes, times, path)", async () => {
   await withFake(async (client, set) => {
     const cases: [string, unknown, RegExp][] = [
-      ["unknown field", { ...ENTRY, extra: 1 }, /unknown field "extra"/],
+      ["unknown field", { ...FILE_ENTRY, extra: 1 }, /unknown field "extra"/],
       [
         "duplicate field",
         '{"path":"a.txt","path":"a.txt","name":"a.txt","type":"file","size":3,"readable":true,"writable":true,"locked":false}',
         /duplicate field/,
       ],
-      ["required null", { ...ENTRY, locked: null }, /"locked" is missing or null/],
-      ["required missing", { ...ENTRY, readable: undefined }, /"readable" is missing/],
-      ["name not the last segment", { ...ENTRY, name: "b.txt" }, /not the last segment/],
-      ["empty name", { ...ENTRY, name: "" }, /name/],
-      ["bad type", { ...ENTRY, type: "folder" }, /type/],
-      ["negative size", { ...ENTRY, size: -1 }, /size/],
-      ["fractional size", { ...ENTRY, size: 1.5 }, /size/],
-      ["size over 314,572,800", { ...ENTRY, size: 314_572_801 }, /size/],
-      ["directory with a size", { ...ENTRY, type: "directory", size: 5 }, /must be 0/],
-      ["boolean as string", { ...ENTRY, writable: "true" }, /writable/],
-      ["bad timestamp", { ...ENTRY, modifiedAt: "yesterday" }, /RFC 3339/],
-      ["timestamp without zone", { ...ENTRY, createdAt: "2026-01-01T00:00:00" }, /RFC 3339/],
-      ["locker too long", { ...ENTRY, locker: "l".repeat(256) }, /locker/],
-      ["revision too long", { ...ENTRY, revision: "r".repeat(1025) }, /revision/],
-      ["path differs from the request", { ...ENTRY, path: "b/a.txt" }, /not the requested path/],
-      ["array body", [ENTRY], /not a JSON object/],
-      ["trailing content", `${JSON.stringify(ENTRY)} x`, /not strict JSON/],
+      ["required null", { ...FILE_ENTRY, locked: null }, /"locked" is missing or null/],
+      ["required missing", { ...FILE_ENTRY, readable: undefined }, /"readable" is missing/],
+      ["name not the last segment", { ...FILE_ENTRY, name: "b.txt" }, /not the last segment/],
+      ["empty name", { ...FILE_ENTRY, name: "" }, /name/],
+      ["bad type", { ...FILE_ENTRY, type: "folder" }, /type/],
+      ["negative size", { ...FILE_ENTRY, size: -1 }, /size/],
+      ["fractional size", { ...FILE_ENTRY, size: 1.5 }, /size/],
+      ["size over 314,572,800", { ...FILE_ENTRY, size: 314_572_801 }, /size/],
+      ["directory with a size", { ...FILE_ENTRY, type: "directory", size: 5 }, /must be 0/],
+      ["boolean as string", { ...FILE_ENTRY, writable: "true" }, /writable/],
+      ["bad timestamp", { ...FILE_ENTRY, modifiedAt: "yesterday" }, /RFC 3339/],
+      ["timestamp without zone", { ...FILE_ENTRY, createdAt: "2026-01-01T00:00:00" }, /RFC 3339/],
+      ["locker too long", { ...FILE_ENTRY, locker: "l".repeat(256) }, /locker/],
+      ["revision too long", { ...FILE_ENTRY, revision: "r".repeat(1025) }, /revision/],
+      [
+        "path differs from the request",
+        { ...FILE_ENTRY, path: "b/a.txt" },
+        /not the requested path/,
+      ],
+      ["array body", [FILE_ENTRY], /not a JSON object/],
+      ["trailing content", `${JSON.stringify(FILE_ENTRY)} x`, /not strict JSON/],
     ];
     for (const [what, body, pattern] of cases) {
       set(() => json(body));
       assertProblem(await client.info(["a.txt"]), pattern, what);
     }
     set(() =>
-      json({ ...ENTRY, locker: null, createdAt: "2026-01-01T00:00:00.5+02:00", revision: null })
+      json({
+        ...FILE_ENTRY,
+        locker: null,
+        createdAt: "2026-01-01T00:00:00.5+02:00",
+        revision: null,
+      })
     );
     const ok = await client.info(["a.txt"]);
     assert.equal(ok.ok, true, JSON.stringify(ok));
     set(() => new Response("gone", { status: 404 }));
     const absent = await client.info(["a.txt"]);
     assert.equal(absent.ok && absent.value, null);
-    set(() => json({ ...ENTRY, path: "", name: "root", type: "file" }));
+    set(() => json({ ...FILE_ENTRY, path: "", name: "root", type: "file" }));
     assertProblem(await client.info([]), /root must be a directory/, "root as a file");
   });
 });
@@ -136,7 +137,7 @@ Deno.test("Host client: entry schema of info (unknown, duplicate or null fields,
 Deno.test("Host client: framing and media types (chunked, compressed, missing or short length, over 5 MiB, redirects)", async () => {
   await withFake(async (client, set) => {
     set(() =>
-      new Response(ReadableStream.from([new TextEncoder().encode(JSON.stringify(ENTRY))]), {
+      new Response(ReadableStream.from([new TextEncoder().encode(JSON.stringify(FILE_ENTRY))]), {
         headers: { "content-type": "application/json" },
       })
     );
@@ -148,7 +149,9 @@ Deno.test("Host client: framing and media types (chunked, compressed, missing or
     set(async () => {
       const gz = new Uint8Array(
         await new Response(
-          new Blob([JSON.stringify(ENTRY)]).stream().pipeThrough(new CompressionStream("gzip")),
+          new Blob([JSON.stringify(FILE_ENTRY)]).stream().pipeThrough(
+            new CompressionStream("gzip"),
+          ),
         ).arrayBuffer(),
       );
       return new Response(gz, {
@@ -160,13 +163,17 @@ Deno.test("Host client: framing and media types (chunked, compressed, missing or
       });
     });
     assertProblem(await client.info(["a.txt"]), /Content-Encoding "gzip"/, "gzip");
-    set(() => new Response(JSON.stringify(ENTRY), { headers: { "content-type": "text/plain" } }));
+    set(() =>
+      new Response(JSON.stringify(FILE_ENTRY), { headers: { "content-type": "text/plain" } })
+    );
     assertProblem(await client.info(["a.txt"]), /not application\/json/, "media type");
-    set(() => json(ENTRY, { headers: { "content-type": "application/json; charset=latin1" } }));
+    set(() =>
+      json(FILE_ENTRY, { headers: { "content-type": "application/json; charset=latin1" } })
+    );
     assertProblem(await client.info(["a.txt"]), /not application\/json/, "charset");
     set(() => new Response(null, { status: 302, headers: { location: "http://127.0.0.1:1/" } }));
     assertProblem(await client.info(["a.txt"]), /redirect/, "redirect");
-    set(() => json(ENTRY, { headers: { "content-type": "application/json" } }));
+    set(() => json(FILE_ENTRY, { headers: { "content-type": "application/json" } }));
     assert.equal((await client.info(["a.txt"])).ok, true);
   });
 });
@@ -206,16 +213,16 @@ Deno.test("Host client: raw framing failures (early end of stream, declared leng
 
 Deno.test("Host client: list schema (direct children only, no duplicates, no extra fields, at most 10,000)", async () => {
   await withFake(async (client, set) => {
-    const child = (name: string, dir = "d") => ({ ...ENTRY, path: `${dir}/${name}`, name });
+    const child = (name: string, dir = "d") => ({ ...FILE_ENTRY, path: `${dir}/${name}`, name });
     const cases: [string, unknown, RegExp][] = [
       [
         "nested entry",
-        { entries: [{ ...ENTRY, path: "d/x/a.txt", name: "a.txt" }] },
+        { entries: [{ ...FILE_ENTRY, path: "d/x/a.txt", name: "a.txt" }] },
         /not a direct child/,
       ],
       ["entry outside", { entries: [child("a.txt", "e")] }, /not a direct child/],
       ["the directory itself", {
-        entries: [{ ...ENTRY, type: "directory", size: 0, path: "d", name: "d" }],
+        entries: [{ ...FILE_ENTRY, type: "directory", size: 0, path: "d", name: "d" }],
       }, /directory itself/],
       ["duplicate path", { entries: [child("a.txt"), child("a.txt")] }, /duplicate path/],
       ["extra field", { entries: [], total: 0 }, /unknown field "total"/],
@@ -336,7 +343,7 @@ Deno.test("Host client: put's docId (grammar, reserved words, only field, no tri
     const conflict = await client.rename(["a.txt"], "b.txt");
     assert.equal(!conflict.ok && conflict.status, 409);
     assert.equal(!conflict.ok && conflict.message, "x");
-    set(() => json({ ...ENTRY }, { headers: { "content-type": "application/json" } }));
+    set(() => json({ ...FILE_ENTRY }, { headers: { "content-type": "application/json" } }));
     assertProblem(await client.get(["a.txt"]), /not application\/octet-stream/, "get as JSON");
   });
 });
@@ -373,17 +380,17 @@ Deno.test("Host client: base URL rule 1 (http/https, prefix kept, no user info, 
 
 Deno.test("Host client: entry names must be usable path segments (no '.', '..', backslash or control characters)", async () => {
   await withFake(async (client, set) => {
-    const child = (name: string) => ({ ...ENTRY, path: `d/${name}`, name });
+    const child = (name: string) => ({ ...FILE_ENTRY, path: `d/${name}`, name });
     for (const name of ["..", ".", "a\\b", "a\u0001b", "a\u0085b"]) {
       set(() => json({ entries: [child(name)] }));
       assertProblem(await client.list(["d"]), /name/, `list entry ${JSON.stringify(name)}`);
     }
-    set(() => json({ ...ENTRY, path: "a\\b", name: "a\\b" }));
+    set(() => json({ ...FILE_ENTRY, path: "a\\b", name: "a\\b" }));
     assertProblem(await client.info(["a\\b"]), /name/, "info named a\\b");
     set(() => json({ entries: [child("ok name.txt")] }));
     assert.equal((await client.list(["d"])).ok, true);
     // The root's display name is free text, not a segment.
-    set(() => json({ ...ENTRY, path: "", name: "/", type: "directory", size: 0 }));
+    set(() => json({ ...FILE_ENTRY, path: "", name: "/", type: "directory", size: 0 }));
     assert.equal((await client.info([])).ok, true);
   });
 });
@@ -400,11 +407,11 @@ Deno.test("Host client: RFC 3339 times are real calendar times (no Feb 30 or hou
         "2026-00-10T00:00:00Z",
       ]
     ) {
-      set(() => json({ ...ENTRY, modifiedAt: bad }));
+      set(() => json({ ...FILE_ENTRY, modifiedAt: bad }));
       assertProblem(await client.info(["a.txt"]), /RFC 3339/, bad);
     }
     for (const good of ["2024-02-29T10:00:00Z", "2016-12-31T23:59:60Z", "2026-01-01t00:00:00.1z"]) {
-      set(() => json({ ...ENTRY, createdAt: good }));
+      set(() => json({ ...FILE_ENTRY, createdAt: good }));
       const r = await client.info(["a.txt"]);
       assert.equal(r.ok, true, `${good}: ${JSON.stringify(r)}`);
     }

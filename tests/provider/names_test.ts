@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { listResourcesOwnedBy } from "../../kv/tree/resources.ts";
 import type { HostResult } from "../../provider/host/answers.ts";
 import { withServer } from "../helpers/server.ts";
-import { newProviderAdapter, providerRawRequest } from "../helpers/provider.ts";
+import { newProviderAdapter, octetBody, providerRawRequest } from "../helpers/provider.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const NFD = "Cafe\u0301.docx";
@@ -64,8 +64,7 @@ Deno.test("Provider: lone surrogates, bidi controls and invisible characters in 
     const raw = await providerRawRequest(server.url, ad, {
       method: "PUT",
       target: "/doc-storage/v1/x%ED%A0%80.bin/put",
-      contentType: "application/octet-stream",
-      body: enc("x"),
+      ...octetBody(enc("x")),
     });
     assert.equal(raw?.status, 400);
 

@@ -9,7 +9,12 @@ import { createHash } from "node:crypto";
 import { findChildByName } from "../../kv/tree/resources.ts";
 import { UNAUTHORIZED_TEXT } from "../../provider/responses.ts";
 import { type TestServer, withServer, withTwoServersOnOneKv } from "../helpers/server.ts";
-import { newProviderAdapter, providerRawRequest } from "../helpers/provider.ts";
+import {
+  jsonBody,
+  newProviderAdapter,
+  octetBody,
+  providerRawRequest,
+} from "../helpers/provider.ts";
 import { rawHttp, type RawHttpResponse } from "../helpers/http.ts";
 
 const text = (r: RawHttpResponse | null) => new TextDecoder().decode(r!.body);
@@ -52,8 +57,7 @@ Deno.test("URL shape rule 3: '.', '..', slashes, backslashes, control characters
     const r = await providerRawRequest(server.url, ad, {
       method: "POST",
       target: "/doc-storage/v1/../mkdir",
-      contentType: "application/json",
-      body: enc('{"name":"escaped"}'),
+      ...jsonBody('{"name":"escaped"}'),
     });
     assert.equal(r!.status, 400);
     assert.equal(await folderExists(server, ad.userSeq, "escaped"), false);
@@ -143,8 +147,7 @@ Deno.test("Common request headers: media types (415), missing Content-Length (41
           req: {
             method: "PUT",
             target: "/doc-storage/v1/a.txt/put",
-            contentType: "application/octet-stream",
-            body: enc("x"),
+            ...octetBody(enc("x")),
             headers: [["content-encoding", "gzip"]],
           },
         },
@@ -198,8 +201,7 @@ Deno.test("Authentication 3: unknown adapter, bad signature, every bad claim and
       providerRawRequest(server.url, ad, {
         method: "POST",
         target: "/doc-storage/v1/mkdir",
-        contentType: "application/json",
-        body: enc('{"name":"made"}'),
+        ...jsonBody('{"name":"made"}'),
         edit,
         ...extra,
       });
@@ -275,8 +277,7 @@ Deno.test("Authentication 3: unknown adapter, bad signature, every bad claim and
     const wrongKey = await providerRawRequest(server.url, otherSecret, {
       method: "POST",
       target: "/doc-storage/v1/mkdir",
-      contentType: "application/json",
-      body: enc('{"name":"made"}'),
+      ...jsonBody('{"name":"made"}'),
     });
     const unknown = await providerRawRequest(server.url, { name: "nobody", secret: ad.secret }, {
       method: "GET",

@@ -17,7 +17,8 @@ import { writeBackup } from "../../kv/backup/write.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { ProviderHostClient } from "../../provider/host/client.ts";
 import { ADMIN_TOKEN, AdminClient } from "../helpers/admin.ts";
-import { ApiUser, newApiUser, shareFlags } from "../helpers/api.ts";
+import { ApiUser, shareFlags } from "../helpers/api.ts";
+import { newTeam } from "../helpers/team.ts";
 import { testBytes } from "../helpers/bytes.ts";
 import { startMain } from "../helpers/process.ts";
 import { newProviderAdapter } from "../helpers/provider.ts";
@@ -73,8 +74,7 @@ interface Seeded {
 
 async function seed(url: string): Promise<Seeded> {
   const server = { url, admin: new AdminClient(url) } as unknown as TestServer;
-  const alice = await newApiUser(server, "alice");
-  const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
+  const [alice, bob] = await newTeam(server, "alice", "bob");
   const reports = await alice.newFolder("Reports");
   const doc = testBytes(300_000, 7);
   await alice.newFile("q1.docx", doc, reports);

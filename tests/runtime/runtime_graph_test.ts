@@ -50,11 +50,14 @@ async function importMapPackages(): Promise<string[]> {
 }
 
 Deno.test("packageName reads plain, scoped and sub-path npm specifiers", () => {
-  assert.equal(packageName("npm:hono@4.13.19"), "hono");
-  assert.equal(packageName("npm:/hono@4.13.19/body-limit"), "hono");
-  assert.equal(packageName("npm:@hono/zod-openapi@1.6.3"), "@hono/zod-openapi");
-  assert.equal(packageName("npm:/@preact/signals@2.11.4/"), "@preact/signals");
-  assert.equal(packageName("npm:/ipaddr.js@2.5.0"), "ipaddr.js");
+  const cases: [specifier: string, name: string][] = [
+    ["npm:hono@4.13.19", "hono"],
+    ["npm:/hono@4.13.19/body-limit", "hono"],
+    ["npm:@hono/zod-openapi@1.6.3", "@hono/zod-openapi"],
+    ["npm:/@preact/signals@2.11.4/", "@preact/signals"],
+    ["npm:/ipaddr.js@2.5.0", "ipaddr.js"],
+  ];
+  for (const [specifier, name] of cases) assert.equal(packageName(specifier), name, specifier);
 });
 
 Deno.test("every npm package of deno.json's import map is imported by main.ts or listed with its reason", async () => {

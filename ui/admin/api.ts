@@ -229,6 +229,18 @@ function deleteConfirmed<T>(path: string, confirm: string): Promise<T> {
   return request<T>("DELETE", `${path}?confirm=${seg(confirm)}`);
 }
 
+/** The edit, disable and delete calls of a resource with a lifecycle, at `${base}/${id}`. */
+function lifecycleClient<T, Patch, Deletion>(base: string) {
+  return {
+    update: (id: number, patch: Patch) => request<T>("PATCH", `${base}/${id}`, patch),
+    setDisabled: (id: number, disabled: boolean) => setDisabled<T>(`${base}/${id}`, disabled),
+    remove: (id: number, confirm: string) => deleteConfirmed<Deletion>(`${base}/${id}`, confirm),
+  };
+}
+
+const tenants = lifecycleClient<Tenant, TenantPatch, TenantDeletion>("/tenants");
+const users = lifecycleClient<User, UserPatch, UserDeletion>("/users");
+
 export const api = {
   /** Checks a token before it is kept: any authenticated read will do. */
   verifyToken: (token: string) => request<unknown>("GET", "/tenants", undefined, token),
@@ -236,13 +248,10 @@ export const api = {
   /** Every tenant (the server pages them; tenants are few). */
   listTenants: () => allPages<Tenant>("/tenants"),
   createTenant: (name: string) => request<Tenant>("POST", "/tenants", { name }),
-  updateTenant: (id: number, patch: TenantPatch) =>
-    request<Tenant>("PATCH", `/tenants/${id}`, patch),
-  setTenantDisabled: (id: number, disabled: boolean) =>
-    setDisabled<Tenant>(`/tenants/${id}`, disabled),
+  updateTenant: tenants.update,
+  setTenantDisabled: tenants.setDisabled,
   /** `confirm` repeats the tenant's name. */
-  deleteTenant: (id: number, confirm: string) =>
-    deleteConfirmed<TenantDeletion>(`/tenants/${id}`, confirm),
+  deleteTenant: tenants.remove,
 
   /** One page of users: searched (q) and of one tenant when given. */
   listUsersPage: (params: PageParams & { tenantId?: number }) =>
@@ -250,13 +259,10 @@ export const api = {
   /** Every user, for choosing one and naming them by account id. */
   listUsers: () => allPages<User>("/users"),
   createUser: (input: NewUser) => request<User>("POST", "/users", input),
-  updateUser: (userSeq: number, patch: UserPatch) =>
-    request<User>("PATCH", `/users/${userSeq}`, patch),
-  setUserDisabled: (userSeq: number, disabled: boolean) =>
-    setDisabled<User>(`/users/${userSeq}`, disabled),
+  updateUser: users.update,
+  setUserDisabled: users.setDisabled,
   /** `confirm` repeats the user's accountId. */
-  deleteUser: (userSeq: number, confirm: string) =>
-    deleteConfirmed<UserDeletion>(`/users/${userSeq}`, confirm),
+  deleteUser: users.remove,
 
   /** One page of API keys: searched (q) and of one user when given. */
   listKeysPage: (params: PageParams & { userSeq?: number }) =>

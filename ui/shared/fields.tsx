@@ -171,9 +171,11 @@ type Submit =
   | { onSubmit?: never; checks: () => FieldChecks; send: () => Promise<void> };
 
 export function Form(
-  { form, onSubmit, checks, send, label, children }: Submit & {
+  { form, onSubmit, checks, send, label, titled, children }: Submit & {
     form: FormState;
     label: string;
+    /** Shows `label` as the form's heading too. */
+    titled?: boolean;
     children: ComponentChildren;
   },
 ) {
@@ -186,19 +188,21 @@ export function Form(
       onSubmit={onSubmit ?? ((e) => form.submit(e, () => errorsOf(checks()), send))}
       aria-busy={form.busy.value ? "true" : undefined}
     >
+      {titled && <h2>{label}</h2>}
       {children}
       <FormError form={form} />
     </form>
   );
 }
 
-export function SubmitButton(
-  { form, children, busyLabel }: {
-    form: FormState;
-    children: ComponentChildren;
-    busyLabel: string;
-  },
-) {
+/** A form's submit button: `children` names the action, `busyLabel` shows while it runs. */
+interface SubmitProps {
+  form: FormState;
+  children: ComponentChildren;
+  busyLabel: string;
+}
+
+export function SubmitButton({ form, children, busyLabel }: SubmitProps) {
   return (
     <button type="submit" class="primary" disabled={form.busy.value}>
       {form.busy.value ? busyLabel : children}
@@ -207,9 +211,7 @@ export function SubmitButton(
 }
 
 /** The form's actions row when its submit button is all it holds. */
-export function SubmitRow(
-  props: { form: FormState; children: ComponentChildren; busyLabel: string },
-) {
+export function SubmitRow(props: SubmitProps) {
   return (
     <div class="actions">
       <SubmitButton {...props} />

@@ -3,21 +3,23 @@
  * or enable again, and delete for good behind an inline confirmation. The API asks the deletion
  * to repeat the accountId or tenant name; the console sends it once the administrator confirmed.
  */
+import type { Signal } from "@preact/signals";
 import { ConfirmButton } from "./confirm.tsx";
 import { useAction } from "./data.tsx";
 import { EditButton } from "./table.tsx";
 
 /**
- * A tenant or user row's actions: open it in the editor, disable or enable it, delete it. The
- * list is read again after a change, and after `onDeleted` (which closes the row's editor).
+ * A tenant or user row's actions: open it in the editor (`selected` names the row being edited),
+ * disable or enable it, delete it. The list is read again after a change; deleting the row being
+ * edited closes the editor.
  */
 export function LifecycleActions(
-  { what, editing, onEdit, onDeleted, disabled, setDisabled, consequence, remove, reload }: {
+  { what, id, selected, disabled, setDisabled, consequence, remove, reload }: {
     /** "user ana", "tenant Acme". */
     what: string;
-    editing: boolean;
-    onEdit: () => void;
-    onDeleted: () => void;
+    /** The row's id: a tenant id or a userSeq. */
+    id: number;
+    selected: Signal<number | null>;
     disabled: boolean;
     setDisabled: (disable: boolean) => Promise<unknown>;
     /** What goes with it when deleted, in words. */
@@ -28,7 +30,11 @@ export function LifecycleActions(
 ) {
   return (
     <span class="row-actions">
-      <EditButton label={`Edit ${what}`} editing={editing} onEdit={onEdit} />
+      <EditButton
+        label={`Edit ${what}`}
+        editing={selected.value === id}
+        onEdit={() => (selected.value = id)}
+      />
       <DisableButton
         disabled={disabled}
         what={what}
@@ -39,7 +45,7 @@ export function LifecycleActions(
         consequence={consequence}
         onDelete={() =>
           remove().then(() => {
-            onDeleted();
+            if (selected.value === id) selected.value = null;
             return reload();
           })}
       />

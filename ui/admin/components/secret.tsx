@@ -3,6 +3,7 @@
  * The value lives only in this component's props; hiding it drops it for good.
  */
 import { type Signal, useSignal } from "@preact/signals";
+import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 
 async function copyText(text: string, fallbackInput: HTMLInputElement | null): Promise<boolean> {
@@ -84,7 +85,7 @@ export interface NewSecret {
 }
 
 /** The page's panel for a just-issued secret; "hide" empties `shown`, which removes it. */
-export function SecretPanel(
+function SecretPanel(
   { shown, label, storage }: {
     shown: Signal<NewSecret | null>;
     label: string;
@@ -102,5 +103,25 @@ export function SecretPanel(
         onDone={() => (shown.value = null)}
       />
     </section>
+  );
+}
+
+/**
+ * The side column of a page that issues secrets: the just-issued secret (when there is one) above
+ * the panel with the form (`children`) that issues the next.
+ */
+export function SecretSide(
+  { shown, label, storage, children }: {
+    shown: Signal<NewSecret | null>;
+    label: string;
+    storage: SecretStorage;
+    children: ComponentChildren;
+  },
+) {
+  return (
+    <>
+      <SecretPanel shown={shown} label={label} storage={storage} />
+      <section class="panel">{children}</section>
+    </>
   );
 }

@@ -17,7 +17,7 @@ import { ConfirmButton } from "../components/confirm.tsx";
 import { TestResult, TestRunner } from "../components/connection_check.tsx";
 import { Items, ListState, useLoaded } from "../components/data.tsx";
 import { ColumnsPage, Panel } from "../components/panel.tsx";
-import { type NewSecret, SecretPanel } from "../components/secret.tsx";
+import { type NewSecret, SecretSide } from "../components/secret.tsx";
 import { UserField, useUserChoice, useUsers } from "../components/users.tsx";
 import { FieldGroup, Form, SubmitRow, TextField, Toggle } from "../../shared/fields.tsx";
 import { parseWhole, useForm } from "../../shared/form.ts";
@@ -74,6 +74,7 @@ function RegisterForm(
     <Form
       form={form}
       label="Register an adapter"
+      titled
       checks={() => ({
         name: validAdapterName(name.value),
         userSeq: !userSeq.value && "Choose the user whose drive the adapter serves.",
@@ -94,7 +95,6 @@ function RegisterForm(
         onRegistered(created);
       }}
     >
-      <h2>Register an adapter</h2>
       <TextField
         form={form}
         name="name"
@@ -242,25 +242,22 @@ export function AdaptersPage() {
     <ColumnsPage
       title="Adapters"
       side={
-        <>
-          <SecretPanel shown={shown} label="Adapter secret" storage="sealed" />
-          <section class="panel">
-            <Items
-              items={users.data.value}
-              empty="Create a user first: an adapter serves a user's drive."
-            >
-              {(items) => (
-                <RegisterForm
-                  users={items}
-                  onRegistered={(a) => {
-                    shown.value = { title: `Secret of adapter ${a.name}`, secret: a.secret };
-                    adapters.reload();
-                  }}
-                />
-              )}
-            </Items>
-          </section>
-        </>
+        <SecretSide shown={shown} label="Adapter secret" storage="sealed">
+          <Items
+            items={users.data.value}
+            empty="Create a user first: an adapter serves a user's drive."
+          >
+            {(items) => (
+              <RegisterForm
+                users={items}
+                onRegistered={(a) => {
+                  shown.value = { title: `Secret of adapter ${a.name}`, secret: a.secret };
+                  adapters.reload();
+                }}
+              />
+            )}
+          </Items>
+        </SecretSide>
       }
     >
       <Panel id="adapter-list-title" title="Registered adapters">

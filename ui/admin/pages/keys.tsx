@@ -4,8 +4,8 @@ import { formatDate } from "../../shared/format.ts";
 import { api, type IssuedApiKey, type User } from "../api.ts";
 import { ConfirmButton } from "../components/confirm.tsx";
 import { Items } from "../components/data.tsx";
-import { FilterSelect, Panel } from "../components/panel.tsx";
-import { type NewSecret, SecretPanel } from "../components/secret.tsx";
+import { ColumnsPage, FilterSelect, Panel } from "../components/panel.tsx";
+import { type NewSecret, SecretSide } from "../components/secret.tsx";
 import { PagedTable, usePagedList } from "../components/paged_table.tsx";
 import { UserField, userOptions, useUserChoice, useUsers } from "../components/users.tsx";
 import { Form, SubmitRow, TextField, Toggle } from "../../shared/fields.tsx";
@@ -23,6 +23,7 @@ function IssueKeyForm(
     <Form
       form={form}
       label="Issue an API key"
+      titled
       checks={() => ({
         userSeq: !userSeq.value && "Choose the user the key acts for.",
         label: label.value.length > 200 && "The label must be at most 200 characters.",
@@ -37,7 +38,6 @@ function IssueKeyForm(
         onIssued(issued);
       }}
     >
-      <h2>Issue an API key</h2>
       <UserField form={form} label="User" users={users} value={userSeq} />
       <TextField
         form={form}
@@ -71,85 +71,83 @@ export function KeysPage() {
   const issued = useSignal<NewSecret | null>(null);
   const accountOf = (seq: number) => users.accountOf(seq, `seq ${seq}`);
   return (
-    <>
-      <h1>API keys</h1>
-      <div class="columns">
-        <Panel
-          id="key-list-title"
-          title="Keys"
-          tools={
-            <FilterSelect
-              id="key-filter"
-              label="User"
-              all="All users"
-              value={filter}
-              options={userOptions(users.data.value ?? [])}
-            />
-          }
-        >
-          <PagedTable
-            list={keys}
-            name="keys"
-            searchHint="Start of a key id (exact case), or of its user's account id, e-mail or name."
-            empty="No API keys."
-            columns={[
-              {
-                label: "Key id",
-                cell: (k) => (
-                  <>
-                    <code>{k.keyId}</code>
-                    {k.label && <span class="sub">{k.label}</span>}
-                  </>
-                ),
-              },
-              { label: "User", cell: (k) => accountOf(k.userSeq) },
-              { label: "Scopes", cell: (k) => k.scopes.join(", ") },
-              {
-                label: "Status",
-                cell: (k) => (
-                  <>
-                    {k.revokedAt
-                      ? <span class="badge bad">revoked {formatDate(k.revokedAt)}</span>
-                      : <span class="badge good">active</span>}
-                    <span class="sub">created {formatDate(k.createdAt)}</span>
-                  </>
-                ),
-              },
-            ]}
-            rowKey={(k) => k.keyId}
-            rowClass={(k) => k.revokedAt ? "revoked" : undefined}
-            actions={(k) =>
-              !k.revokedAt && (
-                <ConfirmButton
-                  label="Revoke"
-                  accessibleLabel={`Revoke key ${k.keyId}`}
-                  question={`Revoke key ${k.keyId}? Clients using it stop working.`}
-                  confirmLabel="Revoke key"
-                  onConfirm={() => api.revokeKey(k.keyId).then(keys.reload)}
-                />
-              )}
+    <ColumnsPage
+      title="API keys"
+      side={
+        <SecretSide shown={issued} label="API key" storage="hashed">
+          <Items items={users.data.value} empty="Create a user first: a key acts for one user.">
+            {(items) => (
+              <IssueKeyForm
+                users={items}
+                onIssued={(k) => {
+                  issued.value = {
+                    title: `New API key for ${accountOf(k.userSeq)}`,
+                    secret: k.apiKey,
+                  };
+                  keys.reload();
+                }}
+              />
+            )}
+          </Items>
+        </SecretSide>
+      }
+    >
+      <Panel
+        id="key-list-title"
+        title="Keys"
+        tools={
+          <FilterSelect
+            id="key-filter"
+            label="User"
+            all="All users"
+            value={filter}
+            options={userOptions(users.data.value ?? [])}
           />
-        </Panel>
-        <div class="stack">
-          <SecretPanel shown={issued} label="API key" storage="hashed" />
-          <section class="panel">
-            <Items items={users.data.value} empty="Create a user first: a key acts for one user.">
-              {(items) => (
-                <IssueKeyForm
-                  users={items}
-                  onIssued={(k) => {
-                    issued.value = {
-                      title: `New API key for ${accountOf(k.userSeq)}`,
-                      secret: k.apiKey,
-                    };
-                    keys.reload();
-                  }}
-                />
-              )}
-            </Items>
-          </section>
-        </div>
-      </div>
-    </>
+        }
+      >
+        <PagedTable
+          list={keys}
+          name="keys"
+          searchHint="Start of a key id (exact case), or of its user's account id, e-mail or name."
+          empty="No API keys."
+          columns={[
+            {
+              label: "Key id",
+              cell: (k) => (
+                <>
+                  <code>{k.keyId}</code>
+                  {k.label && <span class="sub">{k.label}</span>}
+                </>
+              ),
+            },
+            { label: "User", cell: (k) => accountOf(k.userSeq) },
+            { label: "Scopes", cell: (k) => k.scopes.join(", ") },
+            {
+              label: "Status",
+              cell: (k) => (
+                <>
+                  {k.revokedAt
+                    ? <span class="badge bad">revoked {formatDate(k.revokedAt)}</span>
+                    : <span class="badge good">active</span>}
+                  <span class="sub">created {formatDate(k.createdAt)}</span>
+                </>
+              ),
+            },
+          ]}
+          rowKey={(k) => k.keyId}
+          rowClass={(k) => k.revokedAt ? "revoked" : undefined}
+          actions={(k) =>
+            !k.revokedAt && (
+              <ConfirmButton
+                label="Revoke"
+                accessibleLabel={`Revoke key ${k.keyId}`}
+                question={`Revoke key ${k.keyId}? Clients using it stop working.`}
+                confirmLabel="Revoke key"
+                onConfirm={() => api.revokeKey(k.keyId).then(keys.reload)}
+              />
+            )}
+        />
+      </Panel>
+    </ColumnsPage>
   );
 }

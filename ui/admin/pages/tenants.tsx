@@ -46,6 +46,7 @@ function CreateTenantForm({ onCreated }: { onCreated: (t: Tenant) => void }) {
     <Form
       form={form}
       label="Create a tenant"
+      titled
       checks={() => ({ name: validName(name.value, "tenant name") })}
       send={async () => {
         const t = await api.createTenant(name.value.trim());
@@ -54,7 +55,6 @@ function CreateTenantForm({ onCreated }: { onCreated: (t: Tenant) => void }) {
         onCreated(t);
       }}
     >
-      <h2>Create a tenant</h2>
       <TextField form={form} name="name" label="Tenant name" required value={name} />
       <SubmitRow form={form} busyLabel="Creating…">Create tenant</SubmitRow>
       <p class="status" role="status">{form.notice.value}</p>
@@ -213,12 +213,9 @@ export function TenantsPage() {
           actions={(t) => (
             <LifecycleActions
               what={`tenant ${t.name}`}
-              editing={t.id === selected.value}
-              onEdit={() => (selected.value = t.id)}
+              id={t.id}
+              selected={selected}
               disabled={t.disabledAt !== null}
-              onDeleted={() => {
-                if (selected.value === t.id) selected.value = null;
-              }}
               setDisabled={(off) => api.setTenantDisabled(t.id, off)}
               consequence="Every user in it is deleted, with all their files."
               remove={() => api.deleteTenant(t.id, t.name)}

@@ -85,6 +85,7 @@ function CreateUserForm({ tenants, onCreated }: { tenants: Tenant[]; onCreated: 
     <Form
       form={form}
       label="Create a user"
+      titled
       checks={checks}
       send={async () => {
         const q = quota();
@@ -104,7 +105,6 @@ function CreateUserForm({ tenants, onCreated }: { tenants: Tenant[]; onCreated: 
         onCreated();
       }}
     >
-      <h2>Create a user</h2>
       <SelectField
         form={form}
         name="tenantId"
@@ -235,12 +235,9 @@ export function UsersPage() {
           actions={(u) => (
             <LifecycleActions
               what={`user ${u.accountId}`}
-              editing={u.userSeq === editing.value}
-              onEdit={() => (editing.value = u.userSeq)}
+              id={u.userSeq}
+              selected={editing}
               disabled={Boolean(u.disabledAt)}
-              onDeleted={() => {
-                if (editing.value === u.userSeq) editing.value = null;
-              }}
               setDisabled={(off) => api.setUserDisabled(u.userSeq, off)}
               consequence="Their files, versions, trash, shares, links and keys go with them."
               remove={() => api.deleteUser(u.userSeq, u.accountId)}

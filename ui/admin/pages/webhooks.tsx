@@ -20,7 +20,7 @@ import { ConfirmButton } from "../components/confirm.tsx";
 import { ListState, useAction, useLoaded } from "../components/data.tsx";
 import { DisableButton } from "../components/lifecycle.tsx";
 import { ColumnsPage, Panel } from "../components/panel.tsx";
-import { type NewSecret, SecretPanel } from "../components/secret.tsx";
+import { type NewSecret, SecretSide } from "../components/secret.tsx";
 import { ListTable } from "../components/table.tsx";
 
 function validUrl(raw: string): string | null {
@@ -47,6 +47,7 @@ function CreateForm({ onCreated }: { onCreated: (w: CreatedWebhook) => void }) {
     <Form
       form={form}
       label="Create a webhook"
+      titled
       checks={() => ({
         url: validUrl(url.value),
         events: chosen().length === 0 && "Choose at least one kind of event, or all.",
@@ -63,7 +64,6 @@ function CreateForm({ onCreated }: { onCreated: (w: CreatedWebhook) => void }) {
         onCreated(created);
       }}
     >
-      <h2>Create a webhook</h2>
       <TextField
         form={form}
         name="url"
@@ -274,17 +274,14 @@ export function WebhooksPage() {
     <ColumnsPage
       title="Webhooks"
       side={
-        <>
-          <SecretPanel shown={shown} label="Webhook signing secret" storage="sealed" />
-          <section class="panel">
-            <CreateForm
-              onCreated={(w) => {
-                shown.value = { title: `Signing secret of ${w.url}`, secret: w.secret };
-                webhooks.reload();
-              }}
-            />
-          </section>
-        </>
+        <SecretSide shown={shown} label="Webhook signing secret" storage="sealed">
+          <CreateForm
+            onCreated={(w) => {
+              shown.value = { title: `Signing secret of ${w.url}`, secret: w.secret };
+              webhooks.reload();
+            }}
+          />
+        </SecretSide>
       }
     >
       <Panel id="webhook-list-title" title="Webhooks" onRefresh={webhooks.reload}>
