@@ -8,6 +8,7 @@ import { openKvBlobStore } from "./kv.ts";
 import { type LeaseTiming, openWriteLeases } from "./leases.ts";
 import type { BlobStore } from "./store.ts";
 import { blobStoreKeys } from "../kv/keys.ts";
+import { retryBusyCommits } from "../kv/db.ts";
 
 type Kind = "fs" | "kv";
 
@@ -50,7 +51,9 @@ export async function fixture(kind: Kind, timing?: LeaseTiming): Promise<Fixture
   const dir = `${root}/blobs`;
   const handles: Deno.Kv[] = [];
   const open = async (timing?: LeaseTiming) => {
-    const kv = await Deno.openKv(kvPath);
+    // Several handles on one file contend for SQLite's writer as processes do; the service's
+    // commits wait out "database is locked" (kv/db.ts), so the stores here must too.
+    const kv = retryBusyCommits(await Deno.openKv(kvPath));
     handles.push(kv);
     const leases = openWriteLeases(kv, blobStoreKeys.lease, kind, timing);
     return {

@@ -284,7 +284,7 @@ for (const kind of ["fs", "kv"] as const) {
       const other = await f.another();
       const { finish, writing } = await stalledWrite(f, 13);
       for await (const e of f.kv.list<{ expiresAt: number }>({ prefix: ["blob_lease"] })) {
-        await f.kv.set(e.key, { ...e.value, expiresAt: Date.now() - 1 });
+        await f.kv.atomic().set(e.key, { ...e.value, expiresAt: Date.now() - 1 }).commit();
       }
       assert.equal(await clearAbandonedWrites(other, { dryRun: false }), 1);
       finish();
