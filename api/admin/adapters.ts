@@ -24,8 +24,8 @@ import {
   adminRoute,
   BODY_ERRORS,
   creationRoute,
-  deleteRoute,
   operation,
+  serveDelete,
 } from "./schemas/common.ts";
 import {
   type Adapter,
@@ -114,23 +114,17 @@ export function adaptersAdminApi(d: Deps) {
     },
   );
 
-  app.openapi(
-    deleteRoute(
-      "/adapters/{name}",
-      adapterOp(
-        "deleteAdapter",
-        "Delete an adapter: the document host can no longer reach the drive through it",
-        { action: "adapter_deleted", targets: { name: "adapter" } },
-      ),
-      NameParams,
-      "Deleted",
-      "ADAPTER_001",
+  serveDelete(app, {
+    path: "/adapters/{name}",
+    name: adapterOp(
+      "deleteAdapter",
+      "Delete an adapter: the document host can no longer reach the drive through it",
+      { action: "adapter_deleted", targets: { name: "adapter" } },
     ),
-    async (c) => {
-      await deleteAdapter(d.kv, c.req.valid("param").name);
-      return c.body(null, 204);
-    },
-  );
+    params: NameParams,
+    done: "Deleted",
+    missing: "ADAPTER_001",
+  }, ({ name }) => deleteAdapter(d.kv, name));
 
   app.openapi(
     adminRoute(

@@ -21,21 +21,19 @@ import {
 } from "../../kv/identity/users.ts";
 import { jsonBody, newOpenApiApp, seqParam } from "../http/openapi.ts";
 import { auditAdminAction } from "../http/admin_audit.ts";
-import { searchedPage } from "../http/cursor.ts";
 import { listTenantPage, listUserPage } from "../../kv/identity/admin_lists.ts";
 import {
   adminErrors,
   adminJson,
-  adminListRoute,
   adminPageQuery,
   adminRoute,
   BODY_ERRORS,
   creationRoute,
   operation,
   optionalSeqQuery,
-  type Paged,
+  serveSearchedList,
+  serveSwitches,
   SWITCH_SUMMARY,
-  switchRoute,
 } from "./schemas/common.ts";
 import {
   CreateTenantBody,
@@ -72,42 +70,30 @@ const switched = (what: string) => `The ${what} as it is now (disabledAt null wh
 /** POST .../disable and .../enable for tenants and users (API keys: keys.ts). */
 function lifecycleAdminApi(d: Deps) {
   const app = newOpenApiApp();
-  for (const action of ["disable", "enable"] as const) {
-    const disabled = action === "disable";
-    const summary = SWITCH_SUMMARY[action];
-    const name = `${action}d`;
-    app.openapi(
-      switchRoute(
-        `/tenants/{id}/${action}`,
-        tenantOp(`${action}Tenant`, `${summary}: a tenant and so all of its users`, {
-          action: `tenant_${name}`,
-          ...ON_TENANT,
-        }),
-        TenantParams,
-        TenantSchema,
-        switched("tenant"),
-        "TENANT_001",
-      ),
-      async (c) => {
-        const tenant = await setTenantDisabled(d.kv, c.req.valid("param").id, disabled);
-        return c.json(tenant satisfies Tenant, 200);
-      },
-    );
-    app.openapi(
-      switchRoute(
-        `/users/{userSeq}/${action}`,
-        userOp(`${action}User`, `${summary}: one user`, { action: `user_${name}`, ...ON_USER }),
-        UserParams,
-        UserSchema,
-        switched("user"),
-        "USER_001",
-      ),
-      async (c) => {
-        const user = await setUserDisabled(d.kv, c.req.valid("param").userSeq, disabled);
-        return c.json(await userView(d, user), 200);
-      },
-    );
-  }
+  serveSwitches(app, {
+    path: "/tenants/{id}",
+    name: (action) =>
+      tenantOp(`${action}Tenant`, `${SWITCH_SUMMARY[action]}: a tenant and so all of its users`, {
+        action: `tenant_${action}d`,
+        ...ON_TENANT,
+      }),
+    params: TenantParams,
+    schema: TenantSchema,
+    description: switched("tenant"),
+    missing: "TENANT_001",
+  }, ({ id }, disabled) => setTenantDisabled(d.kv, id, disabled));
+  serveSwitches(app, {
+    path: "/users/{userSeq}",
+    name: (action) =>
+      userOp(`${action}User`, `${SWITCH_SUMMARY[action]}: one user`, {
+        action: `user_${action}d`,
+        ...ON_USER,
+      }),
+    params: UserParams,
+    schema: UserSchema,
+    description: switched("user"),
+    missing: "USER_001",
+  }, async ({ userSeq }, disabled) => userView(d, await setUserDisabled(d.kv, userSeq, disabled)));
   return app;
 }
 
@@ -135,22 +121,16 @@ function tenantsAdminApi(d: Deps) {
     ),
     async (c) => c.json(await createTenant(d.kv, c.req.valid("json").name) satisfies Tenant, 201),
   );
-  app.openapi(
-    adminListRoute(
-      "/tenants",
-      tenantOp(
-        "listTenants",
-        "List the tenants a page at a time, in id order, optionally searched by name",
-      ),
-      TenantsQuery,
-      TenantSchema,
-      { items: "The tenants", page: "A page of tenants" },
+  serveSearchedList(d.kv, app, {
+    path: "/tenants",
+    name: tenantOp(
+      "listTenants",
+      "List the tenants a page at a time, in id order, optionally searched by name",
     ),
-    async (c) => {
-      const page = await searchedPage(d.kv, listTenantPage, "tenants", c.req.valid("query"), {});
-      return c.json(page satisfies Paged<Tenant>, 200);
-    },
-  );
+    query: TenantsQuery,
+    item: TenantSchema,
+    what: { items: "The tenants", page: "A page of tenants" },
+  }, { list: listTenantPage, filters: () => ({}) });
   app.openapi(
     adminRoute(
       "get",
@@ -223,26 +203,21 @@ function usersAdminApi(d: Deps) {
       return c.json(await userView(d, await createUser(d.kv, { ...body, quotaBytes })), 201);
     },
   );
-  app.openapi(
-    adminListRoute(
-      "/users",
-      userOp(
-        "listUsers",
-        "List the users (of one tenant or all) with their usage, a page at a time, in " +
-          "userSeq order or, searched, by the matching term",
-      ),
-      UsersQuery,
-      UserSchema,
-      { items: "The users", page: "A page of users" },
+  serveSearchedList(d.kv, app, {
+    path: "/users",
+    name: userOp(
+      "listUsers",
+      "List the users (of one tenant or all) with their usage, a page at a time, in " +
+        "userSeq order or, searched, by the matching term",
     ),
-    async (c) => {
-      const query = c.req.valid("query");
-      const { tenantId } = query;
-      const page = await searchedPage(d.kv, listUserPage, "users", query, { tenantId });
-      const items = await Promise.all(page.items.map((u) => userView(d, u)));
-      return c.json({ items, nextCursor: page.nextCursor } satisfies Paged<UserView>, 200);
-    },
-  );
+    query: UsersQuery,
+    item: UserSchema,
+    what: { items: "The users", page: "A page of users" },
+  }, {
+    list: listUserPage,
+    filters: ({ tenantId }) => ({ tenantId }),
+    view: (users) => Promise.all(users.map((u) => userView(d, u))),
+  });
   app.openapi(
     adminRoute("get", "/users/{userSeq}", userOp("getUser", "Read one user with quota and usage"), {
       request: { params: UserParams },

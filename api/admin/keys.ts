@@ -6,22 +6,19 @@ import { z } from "@hono/zod-openapi";
 import { createApiKey, revokeApiKey, setApiKeyDisabled } from "../../kv/identity/api_keys.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { newOpenApiApp } from "../http/openapi.ts";
-import { searchedPage } from "../http/cursor.ts";
 import { listApiKeyPage } from "../../kv/identity/admin_lists.ts";
 import {
-  adminListRoute,
   adminPageQuery,
   BODY_ERRORS,
   creationRoute,
-  deleteRoute,
   operation,
   optionalSeqQuery,
-  type Paged,
+  serveDelete,
+  serveSearchedList,
+  serveSwitches,
   SWITCH_SUMMARY,
-  switchRoute,
 } from "./schemas/common.ts";
 import {
-  type ApiKey,
   ApiKeySchema,
   CreateKeyBody,
   type IssuedApiKey,
@@ -48,27 +45,22 @@ const KeysQuery = adminPageQuery(
 
 export function keysAdminApi(d: Deps) {
   const app = newOpenApiApp();
-  for (const action of ["disable", "enable"] as const) {
-    const disabled = action === "disable";
-    const summary = SWITCH_SUMMARY[action];
-    app.openapi(
-      switchRoute(
-        `/keys/{keyId}/${action}`,
-        keyOp(`${action}ApiKey`, `${summary}: one API key (a revoked key stays revoked)`, {
+  serveSwitches(app, {
+    path: "/keys/{keyId}",
+    name: (action) =>
+      keyOp(
+        `${action}ApiKey`,
+        `${SWITCH_SUMMARY[action]}: one API key (a revoked key stays revoked)`,
+        {
           action: `key_${action}d`,
           ...ON_KEY,
-        }),
-        KeyParams,
-        ApiKeySchema,
-        "The key as it is now (disabledAt null when enabled)",
-        "KEY_001",
+        },
       ),
-      async (c) => {
-        const key = await setApiKeyDisabled(d.kv, c.req.valid("param").keyId, disabled);
-        return c.json(key satisfies ApiKey, 200);
-      },
-    );
-  }
+    params: KeyParams,
+    schema: ApiKeySchema,
+    description: "The key as it is now (disabledAt null when enabled)",
+    missing: "KEY_001",
+  }, ({ keyId }, disabled) => setApiKeyDisabled(d.kv, keyId, disabled));
   app.openapi(
     creationRoute(
       "/keys",
@@ -86,40 +78,26 @@ export function keysAdminApi(d: Deps) {
       return c.json({ ...key, apiKey } satisfies IssuedApiKey, 201);
     },
   );
-  app.openapi(
-    adminListRoute(
-      "/keys",
-      keyOp(
-        "listApiKeys",
-        "List API keys (never the keys themselves), of one user or all, a page at a time " +
-          "in key id order; searched: the keys whose id matches, then those of matching users",
-      ),
-      KeysQuery,
-      ApiKeySchema,
-      { items: "The keys", page: "A page of API keys" },
+  serveSearchedList(d.kv, app, {
+    path: "/keys",
+    name: keyOp(
+      "listApiKeys",
+      "List API keys (never the keys themselves), of one user or all, a page at a time " +
+        "in key id order; searched: the keys whose id matches, then those of matching users",
     ),
-    async (c) => {
-      const query = c.req.valid("query");
-      const { userSeq } = query;
-      const page = await searchedPage(d.kv, listApiKeyPage, "keys", query, { userSeq });
-      return c.json(page satisfies Paged<ApiKey>, 200);
-    },
-  );
-  app.openapi(
-    deleteRoute(
-      "/keys/{keyId}",
-      keyOp("revokeApiKey", "Revoke an API key for good (its download tokens die with it)", {
-        action: "key_revoked",
-        ...ON_KEY,
-      }),
-      KeyParams,
-      "Revoked",
-      "KEY_001",
-    ),
-    async (c) => {
-      await revokeApiKey(d.kv, c.req.valid("param").keyId);
-      return c.body(null, 204);
-    },
-  );
+    query: KeysQuery,
+    item: ApiKeySchema,
+    what: { items: "The keys", page: "A page of API keys" },
+  }, { list: listApiKeyPage, filters: ({ userSeq }) => ({ userSeq }) });
+  serveDelete(app, {
+    path: "/keys/{keyId}",
+    name: keyOp("revokeApiKey", "Revoke an API key for good (its download tokens die with it)", {
+      action: "key_revoked",
+      ...ON_KEY,
+    }),
+    params: KeyParams,
+    done: "Revoked",
+    missing: "KEY_001",
+  }, ({ keyId }) => revokeApiKey(d.kv, keyId));
   return app;
 }

@@ -10,14 +10,7 @@ import { listLinkSharePage } from "../../kv/sharing/link_pages.ts";
 import { removeShare } from "../../kv/sharing/share_writes.ts";
 import { getShare, LINK_TYPES, linkUrlOf } from "../../kv/sharing/shares.ts";
 import { newOpenApiApp, queryParam, seqParam } from "../http/openapi.ts";
-import { searchedPage } from "../http/cursor.ts";
-import {
-  adminListRoute,
-  adminPageQuery,
-  deleteRoute,
-  operation,
-  type Paged,
-} from "./schemas/common.ts";
+import { adminPageQuery, operation, serveDelete, serveSearchedList } from "./schemas/common.ts";
 import { type ShareLink, ShareLinkSchema } from "./schemas/storage.ts";
 
 const ShareLinksQuery = adminPageQuery(
@@ -37,25 +30,21 @@ const linkOp = operation("Share links");
 export function shareLinksAdminApi(d: Deps) {
   const app = newOpenApiApp();
 
-  app.openapi(
-    adminListRoute(
-      "/share-links",
-      linkOp(
-        "listShareLinks",
-        "List the ORG_LINK and PUBLIC_LINK shares of every tenant, a page at a time in " +
-          "share seq order",
-      ),
-      ShareLinksQuery,
-      ShareLinkSchema,
-      { items: "The link shares", page: "A page of link shares" },
+  serveSearchedList(d.kv, app, {
+    path: "/share-links",
+    name: linkOp(
+      "listShareLinks",
+      "List the ORG_LINK and PUBLIC_LINK shares of every tenant, a page at a time in " +
+        "share seq order",
     ),
-    async (c) => {
-      const query = c.req.valid("query");
-      const activeOnly = query.active === "true";
-      const page = await searchedPage(d.kv, listLinkSharePage, "share-links", query, {
-        activeOnly,
-      });
-      const items = page.items.map(({ share: s, resourceName, owner }): ShareLink => ({
+    query: ShareLinksQuery,
+    item: ShareLinkSchema,
+    what: { items: "The link shares", page: "A page of link shares" },
+  }, {
+    list: listLinkSharePage,
+    filters: (query) => ({ activeOnly: query.active === "true" }),
+    view: (page) =>
+      page.map(({ share: s, resourceName, owner }): ShareLink => ({
         shareSeq: s.shareSeq,
         resourceSeq: s.rs,
         resourceName,
@@ -67,31 +56,24 @@ export function shareLinksAdminApi(d: Deps) {
         expireDate: s.expiresAt === null ? null : toIso(s.expiresAt),
         isPasswordEnabled: s.passwordHash !== null,
         createdAt: toIso(s.createdAt),
-      }));
-      return c.json({ items, nextCursor: page.nextCursor } satisfies Paged<ShareLink>, 200);
-    },
-  );
+      })),
+  });
 
-  app.openapi(
-    deleteRoute(
-      "/share-links/{shareSeq}",
-      linkOp("revokeShareLink", "Revoke a link share: its link stops resolving at once", {
-        action: "link_revoked",
-        targets: { shareSeq: "shareSeq" },
-      }),
-      z.object({ shareSeq: seqParam("shareSeq").describe("The link share's seq") }),
-      "Revoked",
-      "SHARE_006",
-    ),
-    async (c) => {
-      const seq = c.req.valid("param").shareSeq;
-      const share = await getShare(d.kv, seq);
-      if (!share || !LINK_TYPES.has(share.type)) {
-        fail("SHARE_006", `No link share with seq ${seq}`, "shareSeq");
-      }
-      await removeShare(d, seq);
-      return c.body(null, 204);
-    },
-  );
+  serveDelete(app, {
+    path: "/share-links/{shareSeq}",
+    name: linkOp("revokeShareLink", "Revoke a link share: its link stops resolving at once", {
+      action: "link_revoked",
+      targets: { shareSeq: "shareSeq" },
+    }),
+    params: z.object({ shareSeq: seqParam("shareSeq").describe("The link share's seq") }),
+    done: "Revoked",
+    missing: "SHARE_006",
+  }, async ({ shareSeq }) => {
+    const share = await getShare(d.kv, shareSeq);
+    if (!share || !LINK_TYPES.has(share.type)) {
+      fail("SHARE_006", `No link share with seq ${shareSeq}`, "shareSeq");
+    }
+    await removeShare(d, shareSeq);
+  });
   return app;
 }

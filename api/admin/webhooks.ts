@@ -31,9 +31,9 @@ import {
   adminRoute,
   BODY_ERRORS,
   creationRoute,
-  deleteRoute,
   operation,
-  switchRoute,
+  serveDelete,
+  serveSwitches,
 } from "./schemas/common.ts";
 import {
   type CreatedWebhook,
@@ -141,45 +141,32 @@ export function webhooksAdminApi(d: Deps) {
       return c.json(webhookView(await requireWebhook(d.kv, c.req.valid("param").id)), 200);
     },
   );
-  app.openapi(
-    deleteRoute(
-      "/webhooks/{id}",
-      hookOp("deleteWebhook", "Delete a webhook and its deliveries (nothing more is sent to it)", {
+  serveDelete(app, {
+    path: "/webhooks/{id}",
+    name: hookOp(
+      "deleteWebhook",
+      "Delete a webhook and its deliveries (nothing more is sent to it)",
+      {
         action: "webhook_deleted",
         ...ON_WEBHOOK,
-      }),
-      WebhookParams,
-      "Deleted",
-      "WEBHOOK_001",
-    ),
-    async (c) => {
-      await removeWebhook(d.kv, c.req.valid("param").id);
-      return c.body(null, 204);
-    },
-  );
-  for (const action of ["disable", "enable"] as const) {
-    app.openapi(
-      switchRoute(
-        `/webhooks/{id}/${action}`,
-        hookOp(`${action}Webhook`, SWITCH_SUMMARY[action], {
-          action: `webhook_${action}d`,
-          ...ON_WEBHOOK,
-        }),
-        WebhookParams,
-        WebhookSchema,
-        "The webhook as it is now",
-        "WEBHOOK_001",
-      ),
-      async (c) => {
-        const disabled = await setWebhookDisabled(
-          d.kv,
-          c.req.valid("param").id,
-          action === "disable",
-        );
-        return c.json(webhookView(disabled), 200);
       },
-    );
-  }
+    ),
+    params: WebhookParams,
+    done: "Deleted",
+    missing: "WEBHOOK_001",
+  }, ({ id }) => removeWebhook(d.kv, id));
+  serveSwitches(app, {
+    path: "/webhooks/{id}",
+    name: (action) =>
+      hookOp(`${action}Webhook`, SWITCH_SUMMARY[action], {
+        action: `webhook_${action}d`,
+        ...ON_WEBHOOK,
+      }),
+    params: WebhookParams,
+    schema: WebhookSchema,
+    description: "The webhook as it is now",
+    missing: "WEBHOOK_001",
+  }, async ({ id }, disabled) => webhookView(await setWebhookDisabled(d.kv, id, disabled)));
   app.openapi(
     adminRoute(
       "post",

@@ -81,7 +81,7 @@ async function pageWithCursor<T>(
 }
 
 /** A page of a searched list, as the kv listing functions take and return it. */
-type PageRead<F, T> = (
+export type PageRead<F, T> = (
   kv: Deno.Kv,
   filter: F & { q?: string },
   page: { cursor?: string; limit: number },

@@ -12,21 +12,22 @@ import { newTeam } from "../helpers/team.ts";
 import { parseXml, type XmlNode } from "../helpers/xml.ts";
 import { readZip, type ZipArchive } from "../helpers/zip_reader.ts";
 
-/** The names docs/api.md promises, pinned on purpose rather than read from kv/tree/templates.ts. */
-const NAMES = {
-  ko: {
-    word: "새 문서.docx",
-    excel: "새 스프레드시트.xlsx",
-    ppt: "새 프레젠테이션.pptx",
-    note: "새 노트.txt",
-  },
-  en: {
-    word: "New Document.docx",
-    excel: "New Spreadsheet.xlsx",
-    ppt: "New Presentation.pptx",
-    note: "New Note.txt",
-  },
-} as const;
+/**
+ * The names docs/api.md promises, read from its template table rather than from
+ * kv/tree/templates.ts, so the code is held to what the document says.
+ */
+const NAMES = await promisedTemplateNames();
+
+async function promisedTemplateNames() {
+  const doc = await Deno.readTextFile(new URL("../../docs/api.md", import.meta.url));
+  const names = { ko: {} as Record<string, string>, en: {} as Record<string, string> };
+  for (const m of doc.matchAll(/^\| `(word|excel|ppt|note)` +\| `([^`]+)` +\| `([^`]+)` +\|/gm)) {
+    names.ko[m[1]] = m[2];
+    names.en[m[1]] = m[3];
+  }
+  assert.deepEqual(Object.keys(names.en).sort(), ["excel", "note", "ppt", "word"]);
+  return names;
+}
 
 const CONTENT_TYPES = {
   word: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",

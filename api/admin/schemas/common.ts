@@ -2,10 +2,11 @@
  * What every admin route shares (docs/api.md, admin API): the error answer, the JSON answer
  * entry, a short name field, and paging (q, limit, cursor and a page of items).
  */
-import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import { audit, type AuditMeta } from "../../http/admin_audit.ts";
 import type { ErrorCode } from "../../../kv/errors.ts";
 import { errorResponsesWith, jsonBody, queryParam } from "../../http/openapi.ts";
+import { type PageRead, searchedPage } from "../../http/cursor.ts";
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../../../kv/identity/admin_lists.ts";
 
 // ---------------------------------------------------------------- errors
@@ -146,7 +147,7 @@ export function adminRoute<
  * The declaration of a paged, searchable list (tenants, users, API keys, share links): `query`
  * is an adminPageQuery with the list's filters, the answer a page of `item`.
  */
-export const adminListRoute = <
+const adminListRoute = <
   P extends string,
   Q extends z.ZodObject,
   T extends z.ZodTypeAny,
@@ -165,35 +166,94 @@ export const adminListRoute = <
     },
   });
 
-/** The declaration of DELETE `path`, one record named by `params`: 204 `done`, or `missing`. */
-export const deleteRoute = <P extends string, Q extends z.ZodObject>(
-  path: P,
-  name: RouteName,
-  params: Q,
-  done: string,
-  missing: ErrorCode,
-) =>
-  adminRoute("delete", path, name, {
-    request: { params },
-    responses: { 204: { description: done }, ...adminErrors(missing) },
-  });
+/** How a searched list is read: its kv lister, the filters its query carries, its item view. */
+export interface SearchedListSource<Q, F extends Record<string, unknown>, R, V> {
+  list: PageRead<F, R>;
+  /** The filters of `query`, in the order the cursor binds them. */
+  filters: (query: Q) => F;
+  /** The answer's items from the lister's (default: as they are). */
+  view?: (items: R[]) => V[] | Promise<V[]>;
+}
 
 /**
- * The declaration of a disable or enable (POST `path`) of one record named by `params`: the
- * answer is the record as it is now (`description`), or `missing`.
+ * Declares and serves GET `path`, a paged, searchable list (adminListRoute), read one page at a
+ * time by `source` with the cursor bound to q and the filters.
  */
-export const switchRoute = <P extends string, Q extends z.ZodObject, T extends z.ZodTypeAny>(
-  path: P,
-  name: RouteName,
-  params: Q,
-  record: T,
-  description: string,
-  missing: ErrorCode,
-) =>
-  adminRoute("post", path, name, {
-    request: { params },
-    responses: { 200: adminJson(record, description), ...adminErrors(missing) },
+export function serveSearchedList<
+  P extends string,
+  Q extends z.ZodObject,
+  T extends z.ZodTypeAny,
+  F extends Record<string, unknown>,
+  R,
+>(
+  kv: Deno.Kv,
+  app: OpenAPIHono,
+  route: { path: P; name: RouteName; query: Q; item: T; what: { items: string; page: string } },
+  source: SearchedListSource<z.infer<Q>, F, R, z.infer<T>>,
+) {
+  const { path, name, query, item, what } = route;
+  app.openapi(adminListRoute(path, name, query, item, what), async (c) => {
+    // The route's query schema is an adminPageQuery extended with the list's filters.
+    const q = c.req.valid("query" as never) as z.infer<Q> & {
+      q?: string;
+      limit: number;
+      cursor?: string;
+    };
+    const page = await searchedPage(kv, source.list, path.slice(1), q, source.filters(q));
+    const items = source.view ? await source.view(page.items) : page.items;
+    return c.json({ items, nextCursor: page.nextCursor }, 200);
   });
+}
+
+/**
+ * Declares and serves DELETE `path`, one record named by `params`: `remove` deletes it (204
+ * `done`) or fails with `missing`.
+ */
+export function serveDelete<Q extends z.ZodObject>(
+  app: OpenAPIHono,
+  record: { path: string; name: RouteName; params: Q; done: string; missing: ErrorCode },
+  remove: (params: z.infer<Q>) => Promise<unknown>,
+) {
+  const route = adminRoute("delete", record.path, record.name, {
+    request: { params: record.params },
+    responses: { 204: { description: record.done }, ...adminErrors(record.missing) },
+  });
+  app.openapi(route, async (c) => {
+    await remove(c.req.valid("param" as never) as z.infer<Q>);
+    return c.body(null, 204);
+  });
+}
+
+/**
+ * Declares and serves POST `<record>/disable` and `<record>/enable` for the record `params` name:
+ * `set` switches it and gives the record as it is now (`description`), or fails with `missing`.
+ */
+export function serveSwitches<Q extends z.ZodObject, T extends z.ZodTypeAny>(
+  app: OpenAPIHono,
+  record: {
+    path: string;
+    name: (action: "disable" | "enable") => RouteName;
+    params: Q;
+    schema: T;
+    description: string;
+    missing: ErrorCode;
+  },
+  set: (params: z.infer<Q>, disabled: boolean) => Promise<z.infer<T>>,
+) {
+  for (const action of ["disable", "enable"] as const) {
+    const route = adminRoute("post", `${record.path}/${action}`, record.name(action), {
+      request: { params: record.params },
+      responses: {
+        200: adminJson(record.schema, record.description),
+        ...adminErrors(record.missing),
+      },
+    });
+    app.openapi(route, async (c) => {
+      const params = c.req.valid("param" as never) as z.infer<Q>;
+      return c.json(await set(params, action === "disable"), 200);
+    });
+  }
+}
 
 /**
  * The declaration of POST `path` creating a record from the JSON `body`: 201 with `created`
