@@ -4,14 +4,17 @@
  * prepares the admin token and builds the app. Whatever a server needs
  * before its first request happens here, so no caller can start a service that skipped a step.
  */
+import { dirname } from "node:path";
 import type { Hono } from "hono";
 import { createApp } from "./app.ts";
 import { createMetrics, type Metrics } from "./api/ops/metrics.ts";
+import { warnOfUnmetFreeSpace } from "./api/ops/readiness.ts";
+import { warnOfOpenMetrics } from "./api/ops/routes.ts";
 import { openFsBlobStore } from "./blobs/fs.ts";
 import { openKvBlobStore } from "./blobs/kv.ts";
 import { openWriteLeases } from "./blobs/leases.ts";
-import { type BlobStore, clearAbandonedWrites } from "./blobs/store.ts";
-import { type Config, usesDataDir } from "./config.ts";
+import { type BlobStore, clearAbandonedWrites, spaceGuard } from "./blobs/store.ts";
+import { type Config, kvLocation, usesDataDir } from "./config.ts";
 import { openKv } from "./kv/db.ts";
 import { createDeps, type Deps } from "./kv/deps.ts";
 import { initAdminToken, markAdminTokenShown } from "./kv/identity/admin_token.ts";
@@ -74,9 +77,16 @@ async function openStores(config: Config): Promise<{ kv: Deno.Kv; blobs: BlobSto
       renewMs: config.writeLeaseRenewMs,
       expiryMs: config.writeLeaseExpiryMs,
     });
+    // New bytes stop DRIVE_KV_RESERVE_BYTES short of a full disk, so KV commits (trash, purge,
+    // the audit of reads) still find room; a KV on another machine has no disk here to spare.
+    const reserveBytes = config.kvReserveBytes;
     const blobs = config.blobStore === "fs"
-      ? await openFsBlobStore(`${config.dataDir}/blobs`, leases)
-      : openKvBlobStore(kv, blobStoreKeys, leases);
+      ? await openFsBlobStore(`${config.dataDir}/blobs`, leases, { reserveBytes })
+      : openKvBlobStore(kv, blobStoreKeys, leases, {
+        room: kvLocation(config.kvPath) === "file"
+          ? spaceGuard(dirname(config.kvPath), reserveBytes)
+          : undefined,
+      });
     return { kv, blobs };
   } catch (err) {
     kv.close();
@@ -98,6 +108,9 @@ const UPLOAD_CLEANUP_MS = 60_000;
 export async function boot(config: Config): Promise<Service> {
   const { kv, blobs } = await openStores(config);
   try {
+    // A /readyz threshold the disk cannot meet is said at start, not found out from a 503.
+    if (config.blobStore === "fs") await warnOfUnmetFreeSpace(config);
+    warnOfOpenMetrics(config);
     // Leftovers of writes whose process died (whatever a crashed predecessor left once its
     // leases lapsed), then the same every lease expiry period.
     await clearAbandonedWrites(blobs, { dryRun: false });

@@ -219,6 +219,14 @@ export const VARIABLES = {
     about: "`GET /readyz` answers 503 below this much free disk under `DRIVE_DATA_DIR` " +
       "(fs blob store)",
   },
+  kvReserveBytes: {
+    name: "DRIVE_KV_RESERVE_BYTES",
+    default: "33554432",
+    parse: int(),
+    about: "free disk the blob store leaves for KV: an upload that would leave less answers " +
+      "507, so trash, purge and the audit of reads still commit on a full disk (fs blob " +
+      'store, or a KV file); 0 turns it off; see docs/operations.md "Full disk"',
+  },
   listWorkers: {
     name: "DRIVE_LIST_WORKERS",
     default: "0",

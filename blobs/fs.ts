@@ -10,12 +10,15 @@ import { openFsStaging } from "./fs_staging.ts";
 import { LeaseLostError, type WriteLeases, WRITER_ID } from "./leases.ts";
 import {
   type AbandonedWrite,
+  appendStagedGuarded,
+  asOutOfSpace,
   type BlobInfo,
   BlobNotFoundError,
   type BlobStore,
   type ByteRange,
   coalesce,
   newBlobId,
+  spaceGuard,
   type StoredBlob,
   type WriteOptions,
 } from "./store.ts";
@@ -25,7 +28,10 @@ const WRITE_CHUNK = 1024 * 1024;
 const READ_CHUNK = 1024 * 1024;
 const TEMP_SUFFIX = ".part";
 
-async function writeAll(file: Deno.FsFile, piece: Uint8Array): Promise<void> {
+/** What a write needs of an open file (tests hand in one whose disk is full). */
+type WritableFile = Pick<Deno.FsFile, "write" | "close">;
+
+async function writeAll(file: WritableFile, piece: Uint8Array): Promise<void> {
   let off = 0;
   while (off < piece.byteLength) off += await file.write(piece.subarray(off));
 }
@@ -72,13 +78,31 @@ function removeFile(path: string): Promise<boolean> {
   return Deno.remove(path).then(() => true, () => false);
 }
 
+export interface FsStoreOptions {
+  /**
+   * Bytes of free disk kept for KV (DRIVE_KV_RESERVE_BYTES): a write that would leave less fails
+   * with OutOfSpaceError, so the commits that free space still find room. 0: no reserve.
+   */
+  reserveBytes?: number;
+  /** How free space is measured (statfs by default). */
+  freeBytes?: (path: string) => Promise<number>;
+  /** How a temp file is opened for writing (Deno.open by default). */
+  openFile?: (path: string, options: Deno.OpenOptions) => Promise<WritableFile>;
+}
+
 /**
  * `dir` holds the blobs; `leases` (on the service's KV, shared by every process that shares
  * `dir`) tells live writes from abandoned ones.
  */
-export async function openFsBlobStore(dir: string, leases: WriteLeases): Promise<BlobStore> {
+export async function openFsBlobStore(
+  dir: string,
+  leases: WriteLeases,
+  opts: FsStoreOptions = {},
+): Promise<BlobStore> {
   const tmpDir = join(dir, "tmp");
   await Deno.mkdir(tmpDir, { recursive: true });
+  const room = spaceGuard(dir, opts.reserveBytes ?? 0, opts.freeBytes);
+  const openFile = opts.openFile ?? Deno.open;
   const pathOf = (blobId: string) => {
     if (!BLOB_ID.test(blobId)) throw new BlobNotFoundError(blobId);
     return join(dir, blobId.slice(0, 2), blobId);
@@ -100,20 +124,34 @@ export async function openFsBlobStore(dir: string, leases: WriteLeases): Promise
     kind: "fs",
     ...staging,
 
+    // Staged bytes count against the reserve like any other; a full disk is an OutOfSpaceError.
+    async stage(expiresAt) {
+      await room(0);
+      return await staging.stage(expiresAt).catch((err) => Promise.reject(asOutOfSpace(err)));
+    },
+
+    appendStaged: (...args) => appendStagedGuarded(staging.appendStaged, room, ...args),
+
     async write(body, opts: WriteOptions = {}): Promise<BlobInfo> {
       const blobId = newBlobId();
       const term = await leases.begin();
       const tmp = join(tmpDir, `${term.writerId}.${blobId}${TEMP_SUFFIX}`);
-      let file: Deno.FsFile | null = null;
+      let file: WritableFile | null = null;
       let info = { size: 0, sha256: "" };
       // One write stays in flight while the next piece is parsed, hashed and copied (pool 2).
       let inFlight: Promise<void> | null = null;
       try {
-        file = await Deno.open(tmp, { write: true, createNew: true });
+        await room(0);
+        file = await openFile(tmp, { write: true, createNew: true });
         for await (const piece of coalesce(body, WRITE_CHUNK, opts, (i) => (info = i), 2)) {
           term.check();
           await inFlight;
+          await room(piece.byteLength);
           inFlight = writeAll(file, piece);
+          // Observed at once: while the next piece is awaited (a slow client), a failed write
+          // (ENOSPC) must not be an unhandled rejection, which ends the process. It is thrown
+          // where it is awaited, above or below.
+          inFlight.catch(() => {});
         }
         await inFlight;
         file.close();
@@ -126,7 +164,7 @@ export async function openFsBlobStore(dir: string, leases: WriteLeases): Promise
           file?.close();
         } catch { /* already closed */ }
         await Deno.remove(tmp).catch(() => {});
-        throw err;
+        throw asOutOfSpace(err);
       } finally {
         await term.done();
       }
@@ -153,6 +191,8 @@ export async function openFsBlobStore(dir: string, leases: WriteLeases): Promise
       const term = await leases.begin();
       const tmp = join(tmpDir, `${term.writerId}.${copyId}${TEMP_SUFFIX}`);
       try {
+        const size = (await Deno.stat(source).catch(() => null))?.size ?? 0;
+        await room(size);
         await Deno.copyFile(source, tmp).catch((err) => {
           throw err instanceof Deno.errors.NotFound ? new BlobNotFoundError(blobId) : err;
         });
@@ -160,7 +200,7 @@ export async function openFsBlobStore(dir: string, leases: WriteLeases): Promise
         await place(tmp, copyId);
       } catch (err) {
         await Deno.remove(tmp).catch(() => {});
-        throw err;
+        throw asOutOfSpace(err);
       } finally {
         await term.done();
       }

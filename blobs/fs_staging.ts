@@ -3,6 +3,12 @@
  * `<dir>/staging/<stageId>.stage`, appended to in place and renamed into place as the blob when
  * sealed, so the bytes are written once and never copied. The stage id carries its expiry, so an
  * expired stage is recognised from its name alone (`expiredStages`).
+ *
+ * An append is synced to disk (fdatasync) before it returns or fails with the count of bytes it
+ * stored, so the upload's offset committed from that count never names bytes a crash of the
+ * machine could take back. While it streams, a caller that asks (`onDurable`) is told the bytes
+ * synced so far, by a sync every `SYNC_MS` that runs beside the writes: one sync per piece would
+ * cost most of the throughput (measured: 240 MiB/s fell to 65 MiB/s).
  */
 import { join } from "node:path";
 import {
@@ -14,10 +20,13 @@ import {
   newStageId,
   parseStageId,
   StageAppendError,
+  type StageAppendOptions,
   StageNotFoundError,
 } from "./store.ts";
 
 const WRITE_CHUNK = 1024 * 1024;
+/** While an append streams, its bytes are synced this often (for `onDurable`). */
+const SYNC_MS = 200;
 const STAGE_SUFFIX = ".stage";
 
 type StageMethods = Pick<
@@ -64,10 +73,27 @@ export async function openFsStaging(
       return stageId;
     },
 
-    async appendStaged(stageId, offset, body, opts = {}): Promise<number> {
+    async appendStaged(stageId, offset, body, opts: StageAppendOptions = {}): Promise<number> {
       const file = await open(stageId, { read: true, write: true });
       const buffers = spare.pop() ?? [];
       let stored = 0;
+      // Bytes synced so far, the sync running beside the writes (if any), and when it began.
+      let synced = 0;
+      // (A field, not a variable: it changes in callbacks, which narrowing would not see.)
+      const bg = { syncing: null as Promise<void> | null };
+      let syncedAt = Date.now();
+      const sync = async () => {
+        // What was written before the sync began is on disk once it ends.
+        const upto = stored;
+        await file.syncData();
+        synced = upto;
+        opts.onDurable?.(upto);
+      };
+      /** Every byte stored, synced: before the count is returned or reported. */
+      const syncAll = async () => {
+        await bg.syncing?.catch(() => {});
+        if (synced < stored) await sync();
+      };
       // One write in flight while the next piece fills (coalesce's pool of 2).
       let inFlight: Promise<void> | null = null;
       let last: Uint8Array | null = null;
@@ -78,6 +104,11 @@ export async function openFsStaging(
           opts.onStored?.(last);
           stored += last.byteLength;
           last = null;
+        }
+        if (opts.onDurable && !bg.syncing && Date.now() - syncedAt >= SYNC_MS) {
+          syncedAt = Date.now();
+          bg.syncing = sync().finally(() => (bg.syncing = null));
+          bg.syncing.catch(() => {}); // a failed sync shows in the last one (syncAll)
         }
       };
       const pieces = coalesce(body, WRITE_CHUNK, {}, () => {}, 2, {
@@ -108,17 +139,23 @@ export async function openFsStaging(
           await settle();
           last = read.value;
           inFlight = writeAll(file, read.value);
+          // Observed now: a write that fails (ENOSPC) while the next piece is awaited must not be
+          // an unhandled rejection, which ends the process; settle() reports it.
+          inFlight.catch(() => {});
           // Only now: the piece asked for next fills the buffer whose write just settled.
           next = pieces.next();
+          next.catch(() => {}); // likewise for a body that fails while a write is awaited
         }
         await settle();
+        await syncAll();
         return stored;
       } catch (err) {
         // What was read is stored before the failure is reported, unless storing failed.
-        const flushed = await settle().then(() => true, () => false);
+        const flushed = await settle().then(syncAll).then(() => true, () => false);
         if (err instanceof StageNotFoundError || !flushed) throw err;
         throw new StageAppendError(stored, err);
       } finally {
+        await bg.syncing?.catch(() => {});
         file.close();
         if (next) {
           // A piece is still being read (the append failed before taking it): the body is

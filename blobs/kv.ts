@@ -9,6 +9,8 @@ import { kvStaging } from "./kv_staging.ts";
 import { type LeaseKeyOf, LeaseLostError, openWriteLeases, type WriteLeases } from "./leases.ts";
 import {
   type AbandonedWrite,
+  appendStagedGuarded,
+  asOutOfSpace,
   type BlobInfo,
   BlobNotFoundError,
   type BlobStore,
@@ -62,12 +64,23 @@ export interface BlobKeys {
   lease: LeaseKeyOf;
 }
 
+export interface KvStoreOptions {
+  /**
+   * Asked before bytes are stored (throws OutOfSpaceError when they would eat into the reserve
+   * kept for the rest of KV): a KV file on a local disk (blobs/store.ts spaceGuard). None: KV
+   * itself says when it is full.
+   */
+  room?: (bytes: number) => Promise<void>;
+}
+
 /** `leases` defaults to this store's leases on `kv` with the default timing. */
 export function openKvBlobStore(
   kv: Deno.Kv,
   blobKeys: BlobKeys,
   leases: WriteLeases = openWriteLeases(kv, blobKeys.lease, "kv"),
+  opts: KvStoreOptions = {},
 ): BlobStore {
+  const room = opts.room ?? (() => Promise.resolve());
   async function record(blobId: string): Promise<BlobRecord> {
     const rec = await kv.get<BlobRecord>(blobKeys.blob(blobId));
     if (!rec.value) throw new BlobNotFoundError(blobId);
@@ -125,6 +138,14 @@ export function openKvBlobStore(
     kind: "kv",
     ...staging,
 
+    // Staged bytes count against the reserve like any other; a full disk is an OutOfSpaceError.
+    async stage(expiresAt) {
+      await room(0);
+      return await staging.stage(expiresAt).catch((err) => Promise.reject(asOutOfSpace(err)));
+    },
+
+    appendStaged: (...args) => appendStagedGuarded(staging.appendStaged, room, ...args),
+
     async write(body, opts = {}): Promise<BlobInfo> {
       const blobId = newBlobId();
       let info = { size: 0, sha256: "" };
@@ -135,6 +156,7 @@ export function openKvBlobStore(
       const marker = blobKeys.pending(blobId);
       let markedAt: string | null = null;
       try {
+        await room(0);
         const value: PendingWrite = { writer: term.writerId, startedAt: Date.now() };
         const marked = await kv.atomic().check({ key: marker, versionstamp: null })
           .set(marker, value).commit();
@@ -144,6 +166,7 @@ export function openKvBlobStore(
           term.check();
           batch.set(blobKeys.chunk(blobId, n++), piece.slice());
           if (++pending === CHUNKS_PER_COMMIT) {
+            await room(pending * KV_CHUNK);
             await batch.commit();
             batch = kv.atomic();
             pending = 0;
@@ -171,7 +194,7 @@ export function openKvBlobStore(
           await kv.atomic().check({ key: marker, versionstamp: markedAt }).delete(marker).commit()
             .catch(() => {});
         }
-        throw err;
+        throw asOutOfSpace(err);
       } finally {
         await term.done();
       }

@@ -4,7 +4,7 @@
  * `["blob_pending", id]` marker that carries the stage's expiry instead of a writer lease.
  * Sealing writes the blob record and deletes the marker in one commit, so no byte is copied. An
  * append commits its chunks checked against the marker, so once a sweep took an expired stage,
- * no late append can write into it.
+ * no late append can write into it. Its bytes are durable per commit (`onDurable`).
  */
 import {
   type BlobInfo,
@@ -13,6 +13,7 @@ import {
   newStageId,
   parseStageId,
   StageAppendError,
+  type StageAppendOptions,
   StageNotFoundError,
 } from "./store.ts";
 
@@ -71,7 +72,7 @@ export function kvStaging(ctx: KvStageContext): StageMethods {
       return stageId;
     },
 
-    async appendStaged(stageId, offset, body, opts = {}): Promise<number> {
+    async appendStaged(stageId, offset, body, opts: StageAppendOptions = {}): Promise<number> {
       await opts.ready;
       const { blobId, entry } = await liveMarker(stageId);
       let n = Math.floor(offset / chunkSize);
@@ -116,6 +117,8 @@ export function kvStaging(ctx: KvStageContext): StageMethods {
           opts.onStored?.(piece);
           stored += piece.byteLength;
         }
+        // Committed: these bytes are as durable as KV is.
+        opts.onDurable?.(stored);
         batch = kv.atomic();
         pending = [];
       };

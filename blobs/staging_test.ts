@@ -135,3 +135,26 @@ contract("discard removes a stage; expiry makes it an abandoned write", async (f
     100_000,
   );
 });
+
+contract("onDurable tells the synced bytes as they grow, all of them at the end", async (f) => {
+  const { store } = f;
+  const bytes = testBytes(3 * MiB + 11, 4);
+  const stageId = await store.stage(Date.now() + HOUR);
+  // Slow enough that the fs store syncs while the body streams (every 200 ms).
+  let off = 0;
+  const slow = new ReadableStream<Uint8Array>({
+    async pull(c) {
+      await new Promise((r) => setTimeout(r, 40));
+      if (off >= bytes.byteLength) return c.close();
+      c.enqueue(bytes.slice(off, off + 128 * 1024));
+      off += 128 * 1024;
+    },
+  });
+  const told: number[] = [];
+  const options = { onDurable: (n: number) => told.push(n), onStored: () => {} };
+  const stored = await store.appendStaged(stageId, 0, slow, options);
+  assert.equal(stored, bytes.byteLength);
+  assert.ok(told.length >= 2, `told ${told.join(", ")}`);
+  assert.equal(told.at(-1), stored);
+  assert.ok(told.every((n, i) => i === 0 || n >= told[i - 1]), "the count only grows");
+});

@@ -4,6 +4,7 @@
  * lives in KV resources; a blob becomes visible only when a resource record points at it.
  */
 import { createHash } from "node:crypto";
+import { statfs } from "node:fs/promises";
 
 export interface BlobInfo {
   blobId: string;
@@ -109,6 +110,12 @@ export interface StageAppendOptions {
    * rejects, the append ends with nothing written.
    */
   ready?: Promise<unknown>;
+  /**
+   * Told, as an append goes, how many of its bytes (from its offset) are stored durably (synced
+   * to disk, or committed to KV); it only grows. What a crash cannot take back: a tus upload's
+   * offset never runs ahead of it.
+   */
+  onDurable?(stored: number): void;
 }
 
 /** An append stopped early; `stored` bytes (from its offset on) are in the stage. */
@@ -175,6 +182,118 @@ export class BlobSizeMismatchError extends Error {
   constructor(readonly expected: number, readonly actual: number) {
     super(`body has ${actual} bytes, ${expected} were declared`);
   }
+}
+
+/**
+ * The disk (or KV) has no room for more bytes: the file system said ENOSPC, SQLite said "database
+ * or disk is full", or a store refused bytes that would eat into the reserve kept for KV
+ * (DRIVE_KV_RESERVE_BYTES). The edges answer it as 507 (provider: 503), never as a crash or 500.
+ */
+export class OutOfSpaceError extends Error {
+  constructor(message = "no space left for more bytes") {
+    super(message);
+    this.name = "OutOfSpaceError";
+  }
+}
+
+/** Whether `err` (or the cause it carries, e.g. a StageAppendError's) says storage is full. */
+export function isOutOfSpace(err: unknown): boolean {
+  for (let e = err, depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
+    if (e instanceof OutOfSpaceError) return true;
+    const code = (e as { code?: unknown }).code;
+    if (code === "ENOSPC" || code === "EDQUOT") return true;
+    const message = e instanceof Error ? e.message : String(e);
+    if (/no space left on device|database or disk is full|SQLITE_FULL|disk quota/i.test(message)) {
+      return true;
+    }
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** `err` as an OutOfSpaceError when it says storage is full (a StageAppendError stays one). */
+export function asOutOfSpace(err: unknown): unknown {
+  if (err instanceof StageAppendError) return err;
+  return !(err instanceof OutOfSpaceError) && isOutOfSpace(err)
+    ? new OutOfSpaceError(err instanceof Error ? err.message : String(err))
+    : err;
+}
+
+/** Bytes free for unprivileged writers on the file system holding `path`. */
+export async function freeBytesAt(path: string): Promise<number> {
+  const fs = await statfs(path);
+  return fs.bavail * fs.bsize;
+}
+
+/**
+ * Refuses bytes that would leave less than `reserveBytes` free under `path`: asks before each
+ * piece a store writes (throws OutOfSpaceError), so blobs stop while KV, on the same disk, still
+ * has room for the commits that free space (trash, purge) and the audit of reads. `freeBytes`
+ * is how free space is measured (tests give their own).
+ */
+export function spaceGuard(
+  path: string,
+  reserveBytes: number,
+  freeBytes: (path: string) => Promise<number> = freeBytesAt,
+): (bytes: number) => Promise<void> {
+  return async (bytes) => {
+    if (reserveBytes <= 0) return;
+    const free = await freeBytes(path);
+    if (free - bytes < reserveBytes) {
+      throw new OutOfSpaceError(
+        `${free} bytes free, and ${reserveBytes} are kept for KV (DRIVE_KV_RESERVE_BYTES)`,
+      );
+    }
+  };
+}
+
+/** How many bytes one look at the free space lets through (a statfs per network chunk is dear). */
+export const SPACE_STEP = 1024 * 1024;
+
+/**
+ * `body` with room asked for every SPACE_STEP bytes before they pass on: a body that would eat
+ * into the reserve fails with OutOfSpaceError, at most one step past the last look. With `full`,
+ * it ends instead (as if the body were complete) and the error is left there: a stage's caller
+ * then reports it with the count of bytes stored (appendStagedGuarded).
+ */
+export async function* guardedBody(
+  body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+  room: (bytes: number) => Promise<void>,
+  full?: { error?: unknown },
+): AsyncGenerator<Uint8Array> {
+  let budget = 0;
+  for await (const chunk of body as AsyncIterable<Uint8Array>) {
+    while (budget < chunk.byteLength) {
+      try {
+        await room(SPACE_STEP);
+      } catch (err) {
+        if (!full) throw err;
+        full.error = err;
+        return;
+      }
+      budget += SPACE_STEP;
+    }
+    budget -= chunk.byteLength;
+    yield chunk;
+  }
+}
+
+/**
+ * A store's appendStaged with the reserve: none starts below it; one that reaches it rejects with
+ * StageAppendError (bytes stored, OutOfSpaceError). The body ends there rather than fails, so a
+ * full disk never takes the append's path for a body breaking while a write is in flight.
+ */
+export async function appendStagedGuarded(
+  append: BlobStore["appendStaged"],
+  room: (bytes: number) => Promise<void>,
+  ...[stageId, offset, body, opts]: Parameters<BlobStore["appendStaged"]>
+): Promise<number> {
+  await room(0);
+  const full: { error?: unknown } = {};
+  const stored = await append(stageId, offset, guardedBody(body, room, full), opts)
+    .catch((err) => Promise.reject(asOutOfSpace(err)));
+  if (full.error !== undefined) throw new StageAppendError(stored, full.error);
+  return stored;
 }
 
 export class BlobNotFoundError extends Error {

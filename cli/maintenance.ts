@@ -8,7 +8,7 @@ import { DEFAULT_SWEEP_MIN_AGE_MS, sweepOrphanBlobs } from "../kv/tree/blob_swee
 import { exportUserZip } from "../kv/ops/export_user.ts";
 import { fsck } from "../kv/ops/fsck.ts";
 import { recountUsage } from "../kv/ops/usage_recount.ts";
-import { writeBackup } from "../kv/backup/write.ts";
+import { openBackupFile, writeBackupFile } from "../kv/backup/file.ts";
 import { restoreBackup } from "../kv/backup/restore.ts";
 import { migrationStatus, readSchemaVersion, SCHEMA_VERSION } from "../kv/migrations/migrations.ts";
 import { CliExit, EXIT, print, table, withDeps } from "./context.ts";
@@ -26,13 +26,10 @@ function hoursArg(value: string): number {
   return n;
 }
 
-/**
- * Opens `path` for a new file, refusing to overwrite one (a usage error, before any work).
- * `mode`: its permission bits, from the start (a later chmod would leave a window).
- */
-async function createOutput(path: string, mode?: number): Promise<Deno.FsFile> {
+/** Opens `path` for a new file, refusing to overwrite one (a usage error, before any work). */
+async function createOutput(path: string): Promise<Deno.FsFile> {
   try {
-    return await Deno.open(path, { write: true, createNew: true, mode });
+    return await Deno.open(path, { write: true, createNew: true });
   } catch (err) {
     if (err instanceof Deno.errors.AlreadyExists) {
       throw new CliExit(EXIT.usage, `${path} exists already; name a new file`);
@@ -45,9 +42,8 @@ async function createOutput(path: string, mode?: number): Promise<Deno.FsFile> {
 async function streamToNewFile(
   path: string,
   write: (out: WritableStream<Uint8Array>) => Promise<unknown>,
-  mode?: number,
 ): Promise<void> {
-  const file = await createOutput(path, mode);
+  const file = await createOutput(path);
   try {
     await write(file.writable);
   } catch (err) {
@@ -160,14 +156,13 @@ export function addMaintenanceCommands(program: Command): void {
     .requiredOption("--out <file>", "the backup file to create (must not exist)")
     .option("--json", "print the backup manifest as JSON")
     .action(async (opts: JsonOption & { out: string }) => {
-      const manifest = await withDeps(async (d) => {
-        let written;
-        // Owner-only: it holds secrets.key, token hashes and sealed secrets (backup-format.md).
-        await streamToNewFile(opts.out, async (out) => {
-          written = await writeBackup(d, out);
-        }, 0o600);
-        return written!;
-      });
+      const manifest = await withDeps((d) =>
+        // Written to <out>.partial and renamed once verified: <out> is always a whole backup.
+        writeBackupFile(d, opts.out).catch((err) => {
+          if (err instanceof Deno.errors.AlreadyExists) throw new CliExit(EXIT.usage, err.message);
+          throw err;
+        })
+      );
       print(opts.json, manifest, () => [
         `backup written to ${opts.out}: ${manifest.kvEntries} KV entries, ${manifest.blobs} ` +
         `blobs (${manifest.blobBytes} bytes)`,
@@ -181,7 +176,7 @@ export function addMaintenanceCommands(program: Command): void {
     .action(async (opts: JsonOption & { from: string }) => {
       let file: Deno.FsFile;
       try {
-        file = await Deno.open(opts.from, { read: true });
+        file = await openBackupFile(opts.from);
       } catch (err) {
         if (err instanceof Deno.errors.NotFound) {
           throw new CliExit(EXIT.usage, `${opts.from} does not exist`);

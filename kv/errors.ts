@@ -196,6 +196,10 @@ export const ERROR_CATALOG = {
   // Service
   SERVICE_001: entry(500, "Unexpected internal error (details are in the server log only)"),
   SERVICE_002: entry(503, "Storage is temporarily unavailable; retry"),
+  SERVICE_003: entry(
+    507,
+    "The server's storage is full: nothing was stored; retry once an administrator freed space",
+  ),
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -280,6 +280,11 @@ export const FAMILIES = {
     shape: "[migration, name]",
     value: "MigrationRecord (a named start-up migration that ran)",
   },
+  restore_incomplete: {
+    owner: "kv/backup/restore.ts",
+    shape: "[restore_incomplete]",
+    value: "RestoreMarker (a restore is writing, or failed without undoing what it wrote)",
+  },
 
   // ------------------------------------------------------------ stores
   seq: { owner: "kv/db.ts", shape: "[seq, name]", value: "last number handed out" },

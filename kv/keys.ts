@@ -52,7 +52,7 @@ export const lockReleaseKey = (releasedAt?: number, rs?: number) =>
 export const usageKey = (userSeq: number) => key("usage", userSeq);
 export const purgeMarkerKey = (rs: number) => key("trash_purge", rs);
 export const downloadTokenKey = (token: string) => key("download_token", token);
-export const uploadKey = (uploadId: string) => key("upload", uploadId);
+export const uploadKey = (uploadId?: string) => key("upload", ...opt(uploadId));
 export const uploadExpiryKey = (expiresAt?: number, uploadId?: string) =>
   key("upload_expiry", ...opt(expiresAt), ...opt(uploadId));
 
@@ -112,6 +112,7 @@ export const retentionLeaseKey = () => key("retention_lease");
 // schema
 export const schemaVersionKey = () => key("schema_version");
 export const migrationKey = (name?: string) => key("migration", ...opt(name));
+export const restoreMarkerKey = () => key("restore_incomplete");
 
 // stores
 export const seqKey = (name: string) => key("seq", name);

@@ -1,7 +1,7 @@
 /**
  * IP addresses and CIDR ranges, IPv4 and IPv6, as plain bytes: parse, match, print canonically.
- * Used to read DRIVE_TRUSTED_PROXIES (config.ts) and to name the client of a request
- * (api/http/client_address.ts). An IPv4-mapped IPv6 address (::ffff:192.0.2.1, what a
+ * Used to read DRIVE_TRUSTED_PROXIES (config.ts), to name the client of a request
+ * (api/http/client_address.ts) and to see the IPv4 address inside an IPv6 one (webhook targets). An IPv4-mapped IPv6 address (::ffff:192.0.2.1, what a
  * dual-stack socket reports for an IPv4 peer) is the IPv4 address, so one client has one name.
  * Parsing and printing are ipaddr.js's (the parser behind Express's proxy-addr); this module adds
  * the byte form, ranges and the mapped-address rule the throttle needs.
@@ -43,6 +43,25 @@ export function parseIp(s: string): IpBytes | null {
   if (v4) return v4;
   const v6 = parseV6(s);
   return v6 ? unmapped(v6) : null;
+}
+
+/**
+ * The IPv4 address an IPv6 address carries in its last 32 bits and that a stack or a translator
+ * may deliver to: IPv4-compatible (::a.b.c.d, deprecated but still routed to the IPv4 host by
+ * some stacks), IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d) and NAT64
+ * (64:ff9b::/96, 64:ff9b:1::/48). Null for any other address, and for :: and ::1, which are
+ * IPv6's own unspecified and loopback addresses.
+ */
+export function embeddedIpv4(bytes: IpBytes): IpBytes | null {
+  if (bytes.length !== 16) return null;
+  const zeros = (from: number, to: number) => bytes.subarray(from, to).every((b) => b === 0);
+  const v4 = bytes.slice(12);
+  const compatible = zeros(0, 12) && !(zeros(12, 15) && bytes[15] <= 1);
+  const mapped = zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff;
+  const translated = zeros(0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && zeros(10, 12);
+  const nat64 = bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b &&
+    (zeros(4, 12) || (bytes[4] === 0 && bytes[5] === 1));
+  return compatible || mapped || translated || nat64 ? v4 : null;
 }
 
 /**

@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { formatIp, inRange, parseCidr, parseForwardedIp, parseIp, truncate } from "./ip.ts";
+import {
+  embeddedIpv4,
+  formatIp,
+  inRange,
+  parseCidr,
+  parseForwardedIp,
+  parseIp,
+  truncate,
+} from "./ip.ts";
 
 const ip = (s: string) => {
   const bytes = parseIp(s);
@@ -89,4 +97,19 @@ Deno.test("parseCidr and inRange: prefixes of IPv4 and IPv6, single addresses, m
 Deno.test("truncate keeps the leading bits", () => {
   assert.equal(formatIp(truncate(ip("2001:db8:1:2:3:4:5:6"), 64)), "2001:db8:1:2::");
   assert.equal(formatIp(truncate(ip("192.0.2.255"), 25)), "192.0.2.128");
+});
+
+Deno.test("embeddedIpv4: the IPv4 address an IPv6 form carries, and only there", () => {
+  const inside = (s: string) => {
+    const v4 = embeddedIpv4(ip(s));
+    return v4 ? formatIp(v4) : null;
+  };
+  // As the URL parser writes [::127.0.0.1] (ipaddr.js would read the dotted form as mapped).
+  assert.equal(inside("::7f00:1"), "127.0.0.1");
+  assert.equal(inside("::ffff:0:7f00:1"), "127.0.0.1");
+  assert.equal(inside("64:ff9b::a00:1"), "10.0.0.1");
+  assert.equal(inside("64:ff9b:1::a00:1"), "10.0.0.1");
+  for (const s of ["::", "::1", "2001:db8::7f00:1", "fe80::1", "192.0.2.1"]) {
+    assert.equal(inside(s), null, s);
+  }
 });

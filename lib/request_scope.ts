@@ -23,6 +23,8 @@ export interface CommitObserver {
   conflict(): void;
   /** The cycle runs again, after a conflict or a transient "database is locked" error. */
   retry(reason: "conflict" | "busy"): void;
+  /** A best-effort audit entry (kv/events/log.ts) could not be written (e.g. a full disk). */
+  auditDropped?(): void;
 }
 
 export interface RequestScope {

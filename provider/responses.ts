@@ -3,7 +3,7 @@
  * envelope, no codes, no internal details); JSON is serialized once and sent with its exact
  * Content-Length; nothing is ever compressed or chunked.
  */
-import { BlobNotFoundError } from "../blobs/store.ts";
+import { BlobNotFoundError, isOutOfSpace } from "../blobs/store.ts";
 import type { OptionalOperation } from "../kv/adapters/operations.ts";
 import { DriveError, type ErrorCode } from "../kv/errors.ts";
 import { getLogger } from "@logtape/logtape";
@@ -86,7 +86,11 @@ const PROVIDER_STATUS: Partial<Record<ErrorCode, number>> = {
   PERMISSION_002: 403,
   PERMISSION_004: 403,
   SERVICE_002: 503,
+  // The protocol has no 507: a full disk is its "temporary storage failure".
+  SERVICE_003: 503,
 };
+
+const STORAGE_FULL_TEXT = "Storage is full: nothing was stored; retry once space was freed";
 
 const PROVIDER_TEXT: Partial<Record<ErrorCode, string>> = {
   RESOURCE_002: "Not found",
@@ -104,6 +108,7 @@ const PROVIDER_TEXT: Partial<Record<ErrorCode, string>> = {
   PERMISSION_002: "Access denied",
   PERMISSION_004: "Access denied",
   SERVICE_002: "Storage is temporarily unavailable; retry",
+  SERVICE_003: STORAGE_FULL_TEXT,
 };
 
 /** Any thrown value as a protocol response; unexpected errors are logged and answered 500. */
@@ -121,6 +126,10 @@ export function providerErrorResponse(err: unknown): Response {
       log.error("provider error", { code: err.code, error: err.message });
     }
     return textResponse(status, text);
+  }
+  if (isOutOfSpace(err)) {
+    log.warn("storage is full: a write was refused", { error: String(err) });
+    return textResponse(503, STORAGE_FULL_TEXT);
   }
   // Busy KV, or content replaced (old bytes deleted) between lookup and read: both pass.
   if (

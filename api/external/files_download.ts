@@ -19,7 +19,13 @@ import {
 import { ok } from "../http/envelope.ts";
 import { recordDownload } from "../../kv/events/log.ts";
 import { type FileResponseOptions, sendFile } from "../http/file_response.ts";
-import { errorResponses, FILE_ACCESS_ERRORS, newOpenApiApp, tagRoutes } from "../http/openapi.ts";
+import {
+  errorResponses,
+  FILE_ACCESS_ERRORS,
+  fileBytes,
+  newOpenApiApp,
+  tagRoutes,
+} from "../http/openapi.ts";
 import { FileRsParams, SsQuery } from "../http/schemas.ts";
 
 const route = tagRoutes("Files");
@@ -76,16 +82,14 @@ const tokenRoute = downloadTokenRoute(
   "Issue a short-lived download link (usable without Authorization)",
 );
 
-const BINARY = z.string().openapi({ format: "binary", description: "The bytes" });
-
 const fileResponses = (...more: ErrorCode[]) => ({
   200: {
     description: "The file's bytes (Content-Type of the file, Content-Disposition)",
-    content: { "application/octet-stream": { schema: BINARY } },
+    content: fileBytes("The bytes"),
   },
   206: {
     description: "The requested byte range (Content-Range)",
-    content: { "application/octet-stream": { schema: BINARY } },
+    content: fileBytes("The bytes of the range"),
   },
   304: { description: "If-None-Match matched the ETag" },
   ...errorResponses(...FILE_ACCESS_ERRORS, "RESOURCE_011", ...more),

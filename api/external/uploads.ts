@@ -10,7 +10,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { BlobInfo } from "../../blobs/store.ts";
 import type { Deps } from "../../kv/deps.ts";
-import { fail } from "../../kv/errors.ts";
+import { fail, isDriveError } from "../../kv/errors.ts";
 import { assertNotLockedByOther, getLock } from "../../kv/tree/locks.ts";
 import { type Resource, toIso } from "../../kv/tree/resources.ts";
 import { appendToUpload, UploadHashes } from "../../kv/tree/upload_append.ts";
@@ -53,6 +53,18 @@ import {
   UploadModeSchema,
 } from "../http/upload_target.ts";
 import { validValue } from "../http/validate.ts";
+
+/**
+ * Seconds a client is asked to wait (Retry-After) when the final commit was deferred (503
+ * SERVICE_002: it kept losing to concurrent changes, or storage was busy). The upload is kept.
+ */
+const RETRY_AFTER_S = 1;
+
+/** Rethrows `err`, with Retry-After on a 503: the request is worth repeating as it was. */
+function rethrow(c: Context<ApiEnv>, err: unknown): never {
+  if (isDriveError(err, "SERVICE_002")) c.header("Retry-After", String(RETRY_AFTER_S));
+  throw err;
+}
 
 /** The multipart upload's fields (api/external/files_upload.ts), from Upload-Metadata. */
 const TargetFields = z.object({
@@ -145,7 +157,13 @@ const createUploadRoute = createRoute({
         }),
       }),
     },
-    ...errorResponses("AUTH_003", "REQUEST_003", "UPLOAD_005", ...PLACE_UPLOAD_ERRORS),
+    ...errorResponses(
+      "AUTH_003",
+      "REQUEST_003",
+      "UPLOAD_005",
+      "SERVICE_002",
+      ...PLACE_UPLOAD_ERRORS,
+    ),
   },
 });
 
@@ -177,8 +195,11 @@ const patchRoute = createRoute({
   operationId: "tusAppend",
   summary: "tus: append bytes at Upload-Offset; the last ones commit the file",
   description: "The bytes stored before a client goes away are kept (resume after them with " +
-    "HEAD), unless the request carried Upload-Checksum. The request that reaches Upload-Length " +
-    "commits the file as POST /files does; GET /uploads/{uploadId} then gives its seq and name.",
+    "HEAD), unless the request carried Upload-Checksum; after a crash of the server HEAD tells " +
+    "the bytes stored durably. The request that reaches Upload-Length commits the file as POST " +
+    "/files does; GET /uploads/{uploadId} then gives its seq and name. When that commit keeps " +
+    "losing to concurrent changes the answer is 503 (SERVICE_002) with Retry-After and the " +
+    "upload is kept at its offset: sending the same last bytes again completes it.",
   tags: ["Uploads (tus)"],
   middleware: [requireWrite],
   request: {
@@ -218,6 +239,7 @@ const patchRoute = createRoute({
       "UPLOAD_004",
       "UPLOAD_005",
       "UPLOAD_006",
+      "SERVICE_002",
     ),
   },
 });
@@ -316,7 +338,7 @@ export function uploadsApi(d: Deps) {
       } catch (err) {
         // The upload exists: the client learns where to resume, unless its commit failed.
         upload = (await readUpload(d, upload.id, caller.userSeq)).value;
-        if (upload.state === "failed" || length === 0) throw err;
+        if (upload.state === "failed" || length === 0) rethrow(c, err);
       }
     }
     offsetHeaders(c, upload);
@@ -328,7 +350,7 @@ export function uploadsApi(d: Deps) {
     const offset = byteCount(c.req.header("upload-offset"), "Upload-Offset");
     if (offset === null) fail("REQUEST_001", "Upload-Offset is required", "Upload-Offset");
     const body = tusBody(c, true);
-    const { upload } = await append(c, uploadId, offset, body);
+    const { upload } = await append(c, uploadId, offset, body).catch((err) => rethrow(c, err));
     offsetHeaders(c, upload);
     return c.body(null, 204);
   });

@@ -4,7 +4,7 @@
  */
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { BlobNotFoundError } from "../../blobs/store.ts";
+import { BlobNotFoundError, isOutOfSpace } from "../../blobs/store.ts";
 import { DriveError } from "../../kv/errors.ts";
 import { driveLogger } from "../../lib/logger.ts";
 import { errorEnvelope } from "./envelope.ts";
@@ -20,6 +20,15 @@ export function toDriveError(err: unknown): DriveError {
     }
     if (err.status === 413) return new DriveError("REQUEST_002");
     if (err.status === 415) return new DriveError("REQUEST_003");
+  }
+  // A full disk (blob bytes, staged bytes or a KV commit) is an answer, not an internal error.
+  if (isOutOfSpace(err)) {
+    log.warn("storage is full: a write was refused", { error: String(err) });
+    return new DriveError(
+      "SERVICE_003",
+      "The server's storage is full: nothing was stored. Retry once space was freed " +
+        "(delete from the trash, or ask an administrator)",
+    );
   }
   if (err instanceof Error && /database is locked/i.test(err.message)) {
     return new DriveError("SERVICE_002", "Storage is busy; retry the request");

@@ -243,6 +243,19 @@ export function servedWithHead<E extends Env, R extends RouteConfig & { method: 
   route: R,
   head: Omit<RouteConfig, "method" | "path" | "middleware">,
 ): R {
-  app.openAPIRegistry.registerPath({ ...head, method: "head", path: route.path });
+  // The type keeps `middleware` out, but a spread RouteConfig could still carry it (or `hide`),
+  // and the generator copies every key it does not know into the operation: the document once
+  // showed `middleware: [null]` on this HEAD. Dropped here, whatever the caller passes.
+  const { middleware: _middleware, hide: _hide, ...documented } = head as RouteConfig;
+  app.openAPIRegistry.registerPath({ ...documented, method: "head", path: route.path });
   return route;
 }
+
+/**
+ * The `content` of a response that is a stored file's bytes. They are answered in the file's
+ * own Content-Type (application/octet-stream when none is known), so the media range is any:
+ * one fixed type here would be wrong for every other file (a validating proxy reports it).
+ */
+export const fileBytes = (description: string) => ({
+  "*/*": { schema: z.string().openapi({ format: "binary", description }) },
+});

@@ -5,8 +5,9 @@ import { fail } from "../../kv/errors.ts";
 import { describeZodError } from "./openapi.ts";
 
 /**
- * Reads a JSON body and validates it; errors name the field. The body is bounded by the area's
- * `limitBody` (body_limit.ts), which every area mounts in front of its routes.
+ * Reads a JSON body and validates it; errors name the field. The body is bounded and strictly
+ * decoded as UTF-8 by the area's `limitBody` (body_limit.ts), which every area mounts in front of
+ * its routes: the text read here is the one it decoded.
  */
 export async function validJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
   const type = c.req.header("content-type") ?? "";

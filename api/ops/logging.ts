@@ -39,7 +39,12 @@ const encoder = new TextEncoder();
 function writeAllToStdout(text: string): void {
   const bytes = encoder.encode(text);
   let written = 0;
-  while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+  try {
+    while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+  } catch {
+    // stdout redirected to a file on a full disk (ENOSPC), or a closed pipe: the lines are lost,
+    // but a log write must never end the process that serves the files (it throws in a timer).
+  }
 }
 
 /**

@@ -63,3 +63,20 @@ Deno.test("stdout lines: one write per turn of the event loop, in order, whole; 
   await new Promise((resolve) => setTimeout(resolve, 5));
   assert.deepEqual(writes, ["a\nb\n", "c\n"]);
 });
+
+Deno.test("stdout lines on a full disk (/dev/full): the lines are lost, the process lives on", async () => {
+  const script = `
+    import { stdoutLines } from ${JSON.stringify(new URL("./logging.ts", import.meta.url).href)};
+    const out = stdoutLines();
+    for (let i = 0; i < 100; i++) out.add("a line that finds no room\\n");
+    await new Promise((r) => setTimeout(r, 50));
+    console.error("alive");
+  `;
+  const { code, stderr } = await new Deno.Command("sh", {
+    args: ["-c", `"${Deno.execPath()}" eval "$0" > /dev/full`, script],
+    stderr: "piped",
+  }).output();
+  const err = new TextDecoder().decode(stderr);
+  assert.equal(code, 0, err);
+  assert.match(err, /alive/);
+});

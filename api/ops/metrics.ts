@@ -116,6 +116,11 @@ export function createMetrics(blobs: BlobStore): Metrics {
     "Read-decide-commit cycles run again, by reason (conflict, or busy storage).",
     ["reason"],
   );
+  const auditDropped = counter(
+    "drive_audit_writes_dropped_total",
+    "Audit entries of reads and admin actions that could not be written (e.g. a full disk) " +
+      "and were dropped, so the read itself still succeeded.",
+  );
   let connectionSource: () => number = () => 0;
   new Gauge({
     name: "drive_open_connections",
@@ -192,6 +197,7 @@ export function createMetrics(blobs: BlobStore): Metrics {
     commits: {
       conflict: () => conflicts.inc(),
       retry: (reason) => retries.inc({ reason }),
+      auditDropped: () => auditDropped.inc(),
     },
     record(s) {
       const method = KNOWN_METHODS.has(s.method) ? s.method : "other";

@@ -5,6 +5,7 @@
  * instead of hanging the probe. /healthz stays the liveness check (the process answers at all).
  */
 import { statfs } from "node:fs/promises";
+import type { Config } from "../../config.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { kvRoundTrip } from "../../kv/db.ts";
 import { driveLogger } from "../../lib/logger.ts";
@@ -82,6 +83,51 @@ async function diskFree(d: Deps): Promise<void> {
   if (free < d.config.minFreeBytes) {
     throw new NotReady(
       `${free} bytes free under DRIVE_DATA_DIR, below DRIVE_MIN_FREE_BYTES ${d.config.minFreeBytes}`,
+    );
+  }
+}
+
+/**
+ * At start (fs blob store): a DRIVE_MIN_FREE_BYTES the disk cannot meet keeps /readyz at 503
+ * from the first probe, which otherwise looks like a broken deployment with no hint why (a small
+ * volume under the 256 MiB default). Logged at warning, with the figures; never fails the start.
+ */
+export async function warnOfUnmetFreeSpace(
+  config: Pick<Config, "dataDir" | "minFreeBytes" | "kvReserveBytes">,
+): Promise<void> {
+  let fs;
+  try {
+    fs = await statfs(config.dataDir);
+  } catch (err) {
+    log.warn("the free space under DRIVE_DATA_DIR is unknown", { error: String(err) });
+    return;
+  }
+  const size = fs.blocks * fs.bsize;
+  const free = fs.bavail * fs.bsize;
+  const figures = {
+    DRIVE_MIN_FREE_BYTES: config.minFreeBytes,
+    DRIVE_KV_RESERVE_BYTES: config.kvReserveBytes,
+    diskBytes: size,
+    freeBytes: free,
+  };
+  if (config.minFreeBytes > size) {
+    log.warn(
+      "DRIVE_MIN_FREE_BYTES ({DRIVE_MIN_FREE_BYTES}) is above the size of the disk under " +
+        "DRIVE_DATA_DIR ({diskBytes} bytes): /readyz answers 503 until it is lowered",
+      figures,
+    );
+  } else if (config.minFreeBytes > free) {
+    log.warn(
+      "DRIVE_MIN_FREE_BYTES ({DRIVE_MIN_FREE_BYTES}) is above the free space under " +
+        "DRIVE_DATA_DIR ({freeBytes} bytes): /readyz answers 503 until space is freed",
+      figures,
+    );
+  }
+  if (config.kvReserveBytes > free) {
+    log.warn(
+      "less than DRIVE_KV_RESERVE_BYTES ({DRIVE_KV_RESERVE_BYTES}) is free under DRIVE_DATA_DIR " +
+        "({freeBytes} bytes): uploads answer 507 until space is freed",
+      figures,
     );
   }
 }

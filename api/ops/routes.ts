@@ -1,13 +1,15 @@
 /**
  * The operations endpoints app.ts mounts at the root: GET /metrics (Prometheus text, behind
- * DRIVE_METRICS_TOKEN when set) and GET /readyz (readiness, 503 with the failed checks).
- * /healthz, the liveness check, stays in app.ts. Errors answer as the admin API does:
- * `{error, message}` with a code from kv/errors.ts.
+ * DRIVE_METRICS_TOKEN when set, open otherwise: warnOfOpenMetrics says so at start) and GET
+ * /readyz (readiness, 503 with the failed checks). /healthz, the liveness check, stays in app.ts.
+ * Errors answer as the admin API does: `{error, message}` with a code from kv/errors.ts.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { tagRoutes } from "../http/openapi.ts";
+import type { Config } from "../../config.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { ERROR_CATALOG } from "../../kv/errors.ts";
+import { driveLogger } from "../../lib/logger.ts";
 import { digestsEqual, sha256Hex } from "../../lib/secrets.ts";
 import { bearerToken } from "../http/auth.ts";
 import type { Metrics } from "./metrics.ts";
@@ -87,6 +89,19 @@ const readyRoute = route("get", "/readyz", "getReadiness", {
     },
   },
 });
+
+/**
+ * Says at start that GET /metrics answers anyone when DRIVE_METRICS_TOKEN is not set: open by
+ * default, which an operator should learn from the log rather than from a scan
+ * (docs/security.md, "In front of the service").
+ */
+export function warnOfOpenMetrics(config: Pick<Config, "metricsToken">): void {
+  if (config.metricsToken !== null) return;
+  driveLogger("metrics").warn(
+    "GET /metrics is open to anyone who can reach the service (request counts by route, " +
+      "stored bytes, memory): set DRIVE_METRICS_TOKEN to require it as a bearer token",
+  );
+}
 
 export function opsRoutes(d: Deps, metrics: Metrics): OpenAPIHono {
   const app = new OpenAPIHono();

@@ -32,6 +32,7 @@ import {
   bodyReadByHandler,
   ErrorEnvelopeSchema,
   errorResponsesWith,
+  fileBytes,
   jsonBody,
   jsonOk,
   newOpenApiApp,
@@ -155,6 +156,8 @@ const linkRoute = createRoute({
   path: "/links/{token}",
   tags: ["Share links"],
   operationId: "getLink",
+  // No API key: the link token in the path is the credential (the document says so).
+  security: [],
   summary: "Open a link: its kind, and its file or folder once unlocked",
   request: { params: TokenParams, ...AccessParams },
   responses: linkAnswers(LinkInfoSchema, "The link", "LINK_003", "LINK_005"),
@@ -165,6 +168,7 @@ const unlockRoute = createRoute({
   path: "/links/{token}/access",
   tags: ["Share links"],
   operationId: "unlockLink",
+  security: [],
   summary: "Unlock a password-protected link: an access token for the next requests",
   request: { params: TokenParams, body: jsonBody(AccessBody) },
   responses: linkAnswers(
@@ -183,6 +187,7 @@ const itemsRoute = createRoute({
   path: "/links/{token}/items",
   tags: ["Share links"],
   operationId: "listLinkItems",
+  security: [],
   summary: "List a folder of a shared folder, a page of up to 200 items",
   request: {
     params: TokenParams,
@@ -205,6 +210,7 @@ const downloadRoute = createRoute({
   path: "/links/{token}/files/{rs}/download",
   tags: ["Share links"],
   operationId: "downloadLinkFile",
+  security: [],
   summary: "Download a file of the link (the file itself, or one inside the shared folder)",
   request: {
     params: TokenParams.extend({
@@ -217,13 +223,15 @@ const downloadRoute = createRoute({
   },
   responses: {
     200: {
-      description: "The file's bytes (Range requests answer 206)",
-      content: {
-        "application/octet-stream": {
-          schema: z.string().openapi({ format: "binary", description: "The content" }),
-        },
-      },
+      description: "The file's bytes, in the file's stored Content-Type (application/" +
+        "octet-stream when it has none), as an attachment (Content-Disposition)",
+      content: fileBytes("The content"),
     },
+    206: {
+      description: "The requested byte range (Content-Range)",
+      content: fileBytes("The bytes of the range"),
+    },
+    304: { description: "If-None-Match matched the ETag" },
     ...linkErrors(
       "LINK_003",
       "LINK_004",

@@ -11,10 +11,10 @@ import { openWriteLeases } from "../../blobs/leases.ts";
 import type { BlobStore } from "../../blobs/store.ts";
 import { readConfig } from "../../config.ts";
 import { createDeps, type Deps } from "../deps.ts";
-import { blobStoreKeys, lockKey } from "../keys.ts";
+import { blobStoreKeys, lockKey, restoreMarkerKey } from "../keys.ts";
 import { domainTest, newFile, newFolder, newShare, newUser } from "../testing.ts";
-import { isSkippedKey } from "./format.ts";
-import { restoreBackup } from "./restore.ts";
+import { isSkippedKey, REPLACEABLE_ON_TARGET } from "./format.ts";
+import { restoreBackup, type RestoreMarker } from "./restore.ts";
 import { BackupError } from "./format.ts";
 import { writeBackup } from "./write.ts";
 import { concat } from "../../tests/helpers/http.ts";
@@ -209,3 +209,67 @@ domainTest("expired entries are left out, live ones keep their expiry", async (d
     await t.done();
   }
 });
+
+/** The target's entries outside the families a fresh target holds anyway, and its blobs. */
+async function leftovers(t: Deps): Promise<{ entries: unknown[]; blobs: string[] }> {
+  const entries: unknown[] = [];
+  for await (const e of t.kv.list({ prefix: [] })) {
+    if (!REPLACEABLE_ON_TARGET.has(e.key[0])) entries.push(e.key);
+  }
+  const blobs = (await Array.fromAsync(t.blobs.list())).map((b) => b.blobId);
+  return { entries, blobs };
+}
+
+for (const store of ["fs", "kv"] as const) {
+  domainTest(
+    `a restore that fails half-way removes what it wrote (${store} store); a retry works`,
+    async (d) => {
+      await seed(d);
+      const sink = memorySink();
+      await writeBackup(d, sink.stream);
+      const bytes = sink.bytes();
+      const t = await emptyTarget(store);
+      try {
+        // Cut before the manifest: the blobs and KV batches were written when it fails.
+        await assert.rejects(
+          restoreBackup(t, streamOf(bytes.subarray(0, bytes.byteLength - 2048))),
+          (err) => err instanceof BackupError && err.reason === "invalid-file",
+        );
+        assert.deepEqual(await leftovers(t), { entries: [], blobs: [] });
+        // It was refused as not empty.
+        await restoreBackup(t, streamOf(bytes));
+        assert.deepEqual(await comparableState(t), await comparableState(d));
+        assert.equal((await t.kv.get(restoreMarkerKey())).value, null);
+      } finally {
+        await t.done();
+      }
+    },
+  );
+}
+
+domainTest(
+  "what a killed restore left under its marker is cleared by the next restore",
+  async (d) => {
+    await seed(d);
+    const sink = memorySink();
+    await writeBackup(d, sink.stream);
+    const t = await emptyTarget("fs");
+    try {
+      // A restore killed half-way: its marker, a blob and some entries, no cleanup.
+      const marker: RestoreMarker = { startedAt: new Date().toISOString(), secretsKeyFile: null };
+      await t.kv.set(restoreMarkerKey(), marker);
+      await t.blobs.write(ReadableStream.from([new Uint8Array([1, 2, 3])]), { expectedSize: 3 });
+      await t.kv.set(["user", 1], { seq: 1 });
+      await restoreBackup(t, streamOf(sink.bytes()));
+      assert.deepEqual(await comparableState(t), await comparableState(d));
+      assert.equal((await Array.fromAsync(t.blobs.list())).length, 2, "the seeded blobs only");
+      // Without a marker, data in the target is someone's: still refused.
+      await assert.rejects(
+        restoreBackup(t, streamOf(sink.bytes())),
+        (err) => err instanceof BackupError && err.reason === "target-not-empty",
+      );
+    } finally {
+      await t.done();
+    }
+  },
+);

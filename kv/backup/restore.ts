@@ -1,45 +1,44 @@
 /**
- * `restoreBackup`: reads a backup (format.ts) into an EMPTY target: every blob through the
- * target's blob store (fs or kv, whichever the source was), then every KV entry as it was, with
- * `blobId` fields renamed to the ids the target store gave the blobs, and expiring entries with
- * their remaining lifetime (those expired by now are left out).
+ * `restoreBackup`: reads a backup (format.ts, read.ts) into an EMPTY target: every blob through
+ * the target's blob store (fs or kv, whichever the source was), then every KV entry as it was,
+ * with `blobId` fields renamed to the ids the target store gave the blobs, and expiring entries
+ * with their remaining lifetime (those expired by now are left out).
  *
- * This is the one module that writes every key family: not a domain change (the owners in kv/key_families.ts)
- * but a copy of a whole consistent state into a KV nothing else uses yet, which is why a target
- * holding data is refused. A restore that fails half-way leaves a partial target: remove it and
- * run again (a rerun refuses it as not empty). The service should not be started on the target
+ * This is the one module that writes every key family: not a domain change (the owners in
+ * kv/key_families.ts) but a copy of a whole consistent state into a KV nothing else uses yet,
+ * which is why a target holding data is refused. The service should not be started on the target
  * before the restore returns.
+ *
+ * All or nothing: before its first write a restore sets a marker (`RestoreMarker`), and it
+ * removes the marker only once the whole file passed every check. A restore that fails removes
+ * what it wrote (everything but the replaceable families: the target was empty) and then the
+ * marker. A restore that could not clean up (killed, or the cleanup failed) leaves the marker,
+ * and the next restore into the target clears what the marker vouches for before it starts, so a
+ * retry into the same directory works instead of being refused as not empty.
  */
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { serialize } from "node:v8";
-import tar from "tar-stream";
 import { Buffer } from "node:buffer";
 import { usesDataDir } from "../../config.ts";
-import { concatBytes } from "../../lib/bytes.ts";
 import type { Deps } from "../deps.ts";
-import { migrationKey, schemaVersionKey } from "../keys.ts";
-import { SCHEMA_VERSION } from "../migrations/migrations.ts";
+import { migrationKey, restoreMarkerKey, schemaVersionKey } from "../keys.ts";
 import { SECRETS_KEY_FILE } from "../secrets_key.ts";
 import {
   BackupError,
   type BackupHeader,
   type BackupManifest,
-  BLOB_PREFIX,
-  decodeBatch,
-  FORMAT_NAME,
-  FORMAT_VERSION,
-  hashThrough,
-  HEADER_ENTRY,
-  KV_BATCH_BYTES,
-  KV_PREFIX,
   type KvRecord,
-  MANIFEST_ENTRY,
-  PAX_SHA256,
   recordValue,
   REPLACEABLE_ON_TARGET,
-  SECRETS_KEY_ENTRY,
 } from "./format.ts";
+import { readBackup, type ReadOptions } from "./read.ts";
+
+/** Set before a restore writes anything, removed when it completed or was undone. */
+export interface RestoreMarker {
+  startedAt: string;
+  /** The adapter-secrets key file this restore created (removed with the rest on a retry). */
+  secretsKeyFile: string | null;
+}
 
 export interface RestoreSummary {
   header: BackupHeader;
@@ -134,46 +133,15 @@ async function writeRecords(kv: Deno.Kv, records: KvRecord[], ids: ReadonlyMap<s
   return { written, expired };
 }
 
-async function readAll(entry: AsyncIterable<Uint8Array>, max: number): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of entry) {
-    total += chunk.byteLength;
-    if (total > max) throw new BackupError("invalid-file", `an entry is larger than ${max} bytes`);
-    parts.push(chunk);
-  }
-  return concatBytes(parts);
-}
-
-function parseJson<T>(bytes: Uint8Array, what: string): T {
-  try {
-    return JSON.parse(new TextDecoder().decode(bytes)) as T;
-  } catch {
-    throw new BackupError("invalid-file", `${what} is not JSON`);
-  }
-}
-
-function checkHeader(header: BackupHeader): void {
-  if (header?.format !== FORMAT_NAME || typeof header.formatVersion !== "number") {
-    throw new BackupError("invalid-file", "not a drive backup (backup.json names another format)");
-  }
-  if (header.formatVersion > FORMAT_VERSION) {
-    throw new BackupError(
-      "unsupported-version",
-      `backup format ${header.formatVersion} is newer than this release reads (${FORMAT_VERSION})`,
-    );
-  }
-  if (header.schemaVersion > SCHEMA_VERSION) {
-    throw new BackupError(
-      "unsupported-version",
-      `the backup's data is at schema version ${header.schemaVersion}, newer than this release ` +
-        `knows (${SCHEMA_VERSION}); restore it with that release or a newer one`,
-    );
-  }
-}
-
-/** Puts the source's adapter-secrets key where the target will look for it (secrets_key.ts). */
-async function placeSecretsKey(d: Deps, text: string): Promise<RestoreSummary["secretsKey"]> {
+/**
+ * Puts the source's adapter-secrets key where the target will look for it (secrets_key.ts). A
+ * file it creates is named in the marker first, so a cleanup after a kill removes it too.
+ */
+async function placeSecretsKey(
+  d: Deps,
+  text: string,
+  marker: RestoreMarker,
+): Promise<RestoreSummary["secretsKey"]> {
   if (d.config.secretsKey) {
     const same = Buffer.from(text.trim(), "base64").equals(Buffer.from(d.config.secretsKey));
     return same ? "matches" : "set-env";
@@ -181,6 +149,11 @@ async function placeSecretsKey(d: Deps, text: string): Promise<RestoreSummary["s
   if (!usesDataDir(d.config)) return "set-env";
   await Deno.mkdir(d.config.dataDir, { recursive: true });
   const path = join(d.config.dataDir, SECRETS_KEY_FILE);
+  const exists = await Deno.lstat(path).then(() => true, () => false);
+  if (!exists) {
+    marker.secretsKeyFile = path;
+    await d.kv.set(restoreMarkerKey(), marker);
+  }
   try {
     await Deno.writeTextFile(path, text, { mode: 0o600, createNew: true });
   } catch (err) {
@@ -202,102 +175,109 @@ async function clearReplaceable(kv: Deno.Kv): Promise<void> {
   }
 }
 
-export interface RestoreOptions {
-  /** Largest kv/ entry accepted (default: the writer's batch limit with room for one record). */
-  maxKvEntryBytes?: number;
+/** Deletes `keys` in commits well inside KV's limits (at most 80 KiB of keys per commit). */
+async function deleteAll(kv: Deno.Kv, keys: AsyncIterable<Deno.KvKey>): Promise<void> {
+  let op = kv.atomic();
+  let count = 0;
+  let keyBytes = 0;
+  for await (const key of keys) {
+    const size = serialize(key).byteLength;
+    if (count >= 200 || keyBytes + size > COMMIT_KEY_BYTES) {
+      await op.commit();
+      op = kv.atomic();
+      count = keyBytes = 0;
+    }
+    op.delete(key);
+    count++;
+    keyBytes += size;
+  }
+  if (count > 0) await op.commit();
 }
+
+/**
+ * Undoes a restore the marker vouches for: every KV entry outside the replaceable families, every
+ * blob, the secrets key file it created; the marker goes last, so a cleanup cut short is resumed
+ * by the next restore.
+ */
+async function clearRestored(d: Deps, marker: RestoreMarker): Promise<void> {
+  const markerFamily = restoreMarkerKey()[0];
+  await deleteAll(
+    d.kv,
+    (async function* () {
+      for await (const e of d.kv.list({ prefix: [] })) {
+        if (!REPLACEABLE_ON_TARGET.has(e.key[0]) && e.key[0] !== markerFamily) yield e.key;
+      }
+    })(),
+  );
+  const blobIds: string[] = [];
+  for await (const b of d.blobs.list()) blobIds.push(b.blobId);
+  for (const id of blobIds) await d.blobs.delete(id);
+  if (marker.secretsKeyFile) {
+    await Deno.remove(marker.secretsKeyFile).catch((err) => {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    });
+  }
+  await d.kv.delete(restoreMarkerKey());
+}
+
+export type RestoreOptions = ReadOptions;
 
 export async function restoreBackup(
   d: Deps,
   input: ReadableStream<Uint8Array>,
   opts: RestoreOptions = {},
 ): Promise<RestoreSummary> {
-  await assertEmptyTarget(d);
-  const maxKv = opts.maxKvEntryBytes ?? KV_BATCH_BYTES + 1024 * 1024;
-  const extract = tar.extract();
-  const feed = (async () => {
-    for await (const chunk of input) {
-      if (!extract.write(chunk)) await new Promise<void>((ok) => extract.once("drain", () => ok()));
-    }
-    extract.end(null); // no last chunk
-  })();
-  feed.catch((err) => extract.destroy(err));
+  const left = (await d.kv.get<RestoreMarker>(restoreMarkerKey())).value;
+  if (left) await clearRestored(d, left);
+  try {
+    await assertEmptyTarget(d);
+  } catch (err) {
+    await input.cancel().catch(() => {});
+    throw err;
+  }
+  const marker: RestoreMarker = { startedAt: new Date().toISOString(), secretsKeyFile: null };
+  await d.kv.set(restoreMarkerKey(), marker);
 
-  let header: BackupHeader | null = null;
-  let manifest: BackupManifest | null = null;
   let secretsKey: RestoreSummary["secretsKey"] = "none";
   const ids = new Map<string, string>();
-  let blobBytes = 0;
   let kvEntries = 0;
   let kvExpired = 0;
-  let kvFiles = 0;
-  const kvHash = createHash("sha256");
-  let cleared = false;
   try {
-    for await (const source of extract) {
-      const name = source.header.name;
-      // tar-stream yields Buffers (Uint8Arrays); its types say unknown.
-      const entry = source as AsyncIterable<Uint8Array>;
-      if (manifest) throw new BackupError("invalid-file", `entry ${name} after the manifest`);
-      if (!header) {
-        if (name !== HEADER_ENTRY) {
-          throw new BackupError("invalid-file", `not a drive backup (first entry is ${name})`);
-        }
-        header = parseJson<BackupHeader>(await readAll(entry, 1 << 20), HEADER_ENTRY);
-        checkHeader(header);
-        continue;
-      }
-      if (!cleared) {
-        await clearReplaceable(d.kv);
-        cleared = true;
-      }
-      if (name === SECRETS_KEY_ENTRY) {
-        secretsKey = await placeSecretsKey(d, new TextDecoder().decode(await readAll(entry, 4096)));
-      } else if (name.startsWith(BLOB_PREFIX)) {
-        if (kvFiles > 0) throw new BackupError("invalid-file", `blob ${name} after the KV part`);
-        const oldId = name.slice(BLOB_PREFIX.length);
-        const expected = (source.header.pax as Record<string, string> | null)?.[PAX_SHA256];
-        const hash = createHash("sha256");
-        const body = hashThrough(entry, hash, { bytes: 0 });
-        const info = await d.blobs.write(body, { expectedSize: source.header.size ?? 0 });
-        if (hash.digest("hex") !== expected) {
-          await d.blobs.delete(info.blobId);
-          throw new BackupError("invalid-file", `blob ${oldId} does not match its SHA-256`);
-        }
+    const read = await readBackup(input, {
+      // The target's own schema records go: the backup's say which migrations its data had.
+      begin: () => clearReplaceable(d.kv),
+      secretsKey: async (text) => {
+        secretsKey = await placeSecretsKey(d, text, marker);
+      },
+      blob: async (oldId, body, size) => {
+        const info = await d.blobs.write(body, { expectedSize: size });
         ids.set(oldId, info.blobId);
-        blobBytes += info.size;
-      } else if (name.startsWith(KV_PREFIX)) {
-        const bytes = await readAll(entry, maxKv);
-        kvHash.update(bytes);
-        kvFiles++;
-        const done = await writeRecords(d.kv, decodeBatch(bytes), ids);
+        return info.size;
+      },
+      kvBatch: async (records) => {
+        const done = await writeRecords(d.kv, records, ids);
         kvEntries += done.written;
         kvExpired += done.expired;
-      } else if (name === MANIFEST_ENTRY) {
-        manifest = parseJson<BackupManifest>(await readAll(entry, 1 << 20), MANIFEST_ENTRY);
-      } else {
-        throw new BackupError("invalid-file", `unknown entry ${name}`);
-      }
-    }
-    await feed;
+      },
+    }, opts);
+    await d.kv.delete(restoreMarkerKey());
+    return {
+      header: read.header,
+      manifest: read.manifest,
+      kvEntries,
+      kvExpired,
+      blobs: read.blobs,
+      blobBytes: read.blobBytes,
+      secretsKey,
+    };
   } catch (err) {
-    extract.destroy();
-    await input.cancel().catch(() => {});
-    if (err instanceof BackupError) throw err;
-    throw new BackupError(
-      "invalid-file",
-      `the backup could not be read: ${(err as Error).message}`,
-    );
+    try {
+      await clearRestored(d, marker);
+    } catch (cleanupErr) {
+      const msg = `${(err as Error).message}; removing what the restore wrote failed too ` +
+        `(${(cleanupErr as Error).message}): the next restore into this target removes it first`;
+      throw err instanceof BackupError ? new BackupError(err.reason, msg) : new Error(msg);
+    }
+    throw err;
   }
-  if (!header) throw new BackupError("invalid-file", "empty file: not a drive backup");
-  if (!manifest) {
-    throw new BackupError("invalid-file", "the backup ends before its manifest (truncated?)");
-  }
-  if (
-    manifest.blobs !== ids.size || manifest.blobBytes !== blobBytes ||
-    manifest.kvEntries !== kvEntries + kvExpired || manifest.kvSha256 !== kvHash.digest("hex")
-  ) {
-    throw new BackupError("invalid-file", "the backup's content does not match its manifest");
-  }
-  return { header, manifest, kvEntries, kvExpired, blobs: ids.size, blobBytes, secretsKey };
 }

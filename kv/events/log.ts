@@ -12,9 +12,16 @@
  * This module imports only the key table, so the tree and sharing modules can call it without a
  * cycle; the resource shape below is structural for the same reason.
  */
+import { currentRequestScope } from "../../lib/request_scope.ts";
+import { driveLogger } from "../../lib/logger.ts";
 import { commit, commitWithRetry } from "../db.ts";
 import { eventPendingKey, eventTickKey } from "../keys.ts";
 import { type EventActor, eventActor } from "./actor.ts";
+
+const log = driveLogger("events");
+
+/** A dropped audit entry is told at warning once per this period (per KV), with the count. */
+const DROPPED_AUDIT_WARN_MS = 10 * 60_000;
 
 /** Every kind of event, in docs/changes.md's order. */
 export const EVENT_KINDS = [
@@ -135,19 +142,42 @@ export function appendEvent(op: Deno.AtomicOperation, event: DriveEvent): void {
   op.set(eventPendingKey(slot.id, slot.n++), event);
 }
 
-/** Records an audit entry (a read or an admin action) in a commit of its own. */
+/** Per KV handle: audit entries dropped since the last warning about them (WeakMap: no leak). */
+const droppedAudits = new WeakMap<Deno.Kv, { since: number; warnedAt: number }>();
+
+/**
+ * Records an audit entry (a read or an admin action) in a commit of its own, best effort: the
+ * read or change it reports has happened, and a full disk or an overloaded KV must not turn a
+ * download into an error. A dropped entry is counted (drive_audit_writes_dropped_total) and
+ * logged at warning, once per DROPPED_AUDIT_WARN_MS, so a full disk does not flood the log.
+ */
 async function recordAudit(
   kv: Deno.Kv,
   event: Omit<DriveEvent, "at" | "actor"> & { actorSeq?: number | null },
 ): Promise<void> {
   const { actorSeq, ...rest } = event;
   const entry: DriveEvent = { ...rest, at: Date.now(), actor: eventActor(actorSeq ?? null) };
-  // A blind write cannot fail a check; commitWithRetry retries a busy SQLite file.
-  await commitWithRetry(async () => {
-    const op = kv.atomic();
-    appendEvent(op, entry);
-    return await commit(op);
-  });
+  try {
+    // A blind write cannot fail a check; commitWithRetry retries a busy SQLite file.
+    await commitWithRetry(async () => {
+      const op = kv.atomic();
+      appendEvent(op, entry);
+      return await commit(op);
+    });
+  } catch (err) {
+    currentRequestScope()?.commitObserver?.auditDropped?.();
+    const dropped = droppedAudits.get(kv) ?? { since: 0, warnedAt: 0 };
+    dropped.since++;
+    droppedAudits.set(kv, dropped);
+    if (Date.now() - dropped.warnedAt < DROPPED_AUDIT_WARN_MS) return;
+    log.warn("an audit entry could not be written and was dropped", {
+      kind: entry.kind,
+      dropped: dropped.since,
+      error: String(err),
+    });
+    dropped.since = 0;
+    dropped.warnedAt = Date.now();
+  }
 }
 
 export function eventResource(r: ResourceState): EventResource {

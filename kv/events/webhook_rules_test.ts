@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { DriveEvent } from "./log.ts";
-import { checkWebhookUrl, isPublicAddress, reachProblem } from "./webhook_target.ts";
+import { checkWebhookUrl, isPublicAddress, vetTarget } from "./webhook_target.ts";
 import { MAX_RETRY_DELAY_MS, retryDelay } from "./webhook_delivery.ts";
 import { wantsEvent, type Webhook } from "./webhooks.ts";
 
@@ -30,6 +30,13 @@ Deno.test("only public unicast addresses are public", () => {
     "::ffff:10.0.0.1",
     "64:ff9b::7f00:1",
     "2002:7f00:1::",
+    // IPv4-compatible forms reach the IPv4 address they carry.
+    "::7f00:1",
+    "::a00:1",
+    "::ffff:0:7f00:1",
+    // Metadata services, whatever their range.
+    "168.63.129.16",
+    "fd00:ec2::254",
     "not an ip",
   ];
   for (const ip of inner) assert.equal(isPublicAddress(ip), false, ip);
@@ -52,6 +59,23 @@ Deno.test("webhook URLs: http(s), no credentials or fragment, public unless allo
     ["http://[::1]/", /not a public address/],
     ["http://localhost:3000/", /not a public address/],
     ["http://api.localhost/", /not a public address/],
+    // Normalized first: trailing dots, IPv6 forms carrying IPv4, octal.
+    ["http://localhost./", /localhost is not a public address/],
+    ["http://LocalHost../", /localhost is not a public address/],
+    ["http://[::127.0.0.1]/", /::7f00:1 \(that is 127\.0\.0\.1\) is not a public address/],
+    ["http://[::ffff:127.0.0.1]/", /not a public address/],
+    ["http://[0:0:0:0:0:ffff:7f00:1]/", /not a public address/],
+    ["http://0177.0.0.1/", /not a public address/],
+    // Names that only exist inside a network, and metadata services.
+    ["http://intranet/", /local name/],
+    ["http://printer.local/", /local name/],
+    ["http://db.corp.internal/", /local name/],
+    ["http://router.home.arpa/", /local name/],
+    ["http://metadata.google.internal/", /metadata service/],
+    ["http://metadata.google.internal./", /metadata service/],
+    ["http://instance-data/", /metadata service/],
+    ["http://169.254.169.254/", /metadata service/],
+    ["http://[fd00:ec2::254]/", /metadata service/],
     [`https://example.com/${"a".repeat(2048)}`, /at most 2048/],
   ];
   for (const [url, problem] of refused) {
@@ -62,15 +86,58 @@ Deno.test("webhook URLs: http(s), no credentials or fragment, public unless allo
   assert.deepEqual(checkWebhookUrl("http://127.0.0.1:8080/x", true), {
     url: "http://127.0.0.1:8080/x",
   });
+  assert.deepEqual(checkWebhookUrl("http://intranet/x", true), { url: "http://intranet/x" });
+  // Metadata services stay refused where private targets are allowed.
+  for (const url of ["http://169.254.169.254/", "http://metadata.google.internal/"]) {
+    const got = checkWebhookUrl(url, true);
+    assert.ok("problem" in got && /metadata service/.test(got.problem), url);
+  }
   // Allowed private targets still need http(s) and no credentials.
   assert.ok("problem" in checkWebhookUrl("http://u:p@127.0.0.1/", true));
 });
 
-Deno.test("before an attempt, a literal or local host is checked without DNS", async () => {
-  assert.match((await reachProblem(new URL("http://10.0.0.1/"), false))!, /not a public/);
-  assert.match((await reachProblem(new URL("http://localhost/"), false))!, /not a public/);
-  assert.equal(await reachProblem(new URL("http://8.8.8.8/"), false), null);
-  assert.equal(await reachProblem(new URL("http://10.0.0.1/"), true), null);
+Deno.test("before an attempt, the host is resolved once and every answer vetted", async () => {
+  const asked: string[] = [];
+  const dns = (answers: Record<string, string[]>) => (host: string) => {
+    asked.push(host);
+    return host in answers
+      ? Promise.resolve(answers[host])
+      : Promise.reject(Object.assign(new Error("nope"), { code: "ENOTFOUND" }));
+  };
+  const resolve = dns({
+    "hooks.example.com": ["8.8.8.8", "2001:4860:4860::8888"],
+    "mixed.example.com": ["8.8.8.8", "10.0.0.1"],
+    "empty.example.com": [],
+  });
+  const vet = (url: string, allowPrivate = false) =>
+    vetTarget(new URL(url), { allowPrivate, resolve });
+  const good = await vet("https://Hooks.Example.COM./x?y=1");
+  assert.ok(!("problem" in good));
+  assert.deepEqual(good.addresses, ["8.8.8.8", "2001:4860:4860::8888"]);
+  // The URL requested has the normalized host: no trailing dot in Host nor in the TLS name.
+  assert.equal(good.url.href, "https://hooks.example.com/x?y=1");
+  const problems: [string, RegExp][] = [
+    ["http://mixed.example.com/", /resolves to a refused address: 10\.0\.0\.1 is not a public/],
+    ["http://empty.example.com/", /does not resolve/],
+    ["http://gone.example.com/", /does not resolve/],
+    ["http://10.0.0.1/", /not a public/],
+    ["http://localhost/", /not a public/],
+  ];
+  for (const [url, problem] of problems) {
+    const got = await vet(url);
+    assert.ok("problem" in got, url);
+    assert.match(got.problem, problem, url);
+  }
+  const literal = await vet("http://8.8.8.8/");
+  assert.ok(!("problem" in literal) && literal.addresses[0] === "8.8.8.8");
+  assert.ok(!("problem" in await vet("http://10.0.0.1/", true)));
+  // Literal addresses and local names are never looked up.
+  assert.deepEqual(asked, [
+    "hooks.example.com",
+    "mixed.example.com",
+    "empty.example.com",
+    "gone.example.com",
+  ]);
 });
 
 Deno.test("retries back off exponentially from the base, capped", () => {

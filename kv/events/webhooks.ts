@@ -20,7 +20,12 @@ import { webhookKey } from "../keys.ts";
 import { requireTenant } from "../identity/tenants.ts";
 import { openText, type SealedText, sealingKeyId, sealText } from "../../lib/sealed.ts";
 import { type DriveEvent, EVENT_KINDS, type EventKind } from "./log.ts";
-import { checkWebhookUrl } from "./webhook_target.ts";
+import {
+  checkWebhookUrl,
+  resolvedProblem,
+  type Resolver,
+  systemResolver,
+} from "./webhook_target.ts";
 
 /** Every kind of event, as a webhook's `events` may say. */
 export const ALL_EVENTS = "*";
@@ -66,12 +71,17 @@ export function wantsEvent(webhook: Webhook, event: DriveEvent): boolean {
   return webhook.events.includes(ALL_EVENTS) || webhook.events.includes(event.kind);
 }
 
+/** `resolve`: how the URL's host is looked up (the system's resolver; tests pass a fake one). */
 export async function createWebhook(
   d: Deps,
   input: NewWebhook,
+  resolve: Resolver = systemResolver,
 ): Promise<{ webhook: Webhook; secret: string }> {
-  const checked = checkWebhookUrl(input.url, d.config.webhookAllowPrivate);
+  const allowPrivate = d.config.webhookAllowPrivate;
+  const checked = checkWebhookUrl(input.url, allowPrivate);
   if ("problem" in checked) fail("WEBHOOK_003", `url: ${checked.problem}`, "url");
+  const inward = await resolvedProblem(checked.url, { allowPrivate, resolve });
+  if (inward) fail("WEBHOOK_003", `url: ${inward}`, "url");
   const tenantId = input.tenantId ?? null;
   if (tenantId !== null) await requireTenant(d.kv, tenantId);
   const id = `wh_${randomBytes(8).toString("hex")}`;

@@ -24,6 +24,7 @@ import { blobExists } from "../../blobs/store.ts";
 import type { Deps } from "../deps.ts";
 import { getUser, listUsers } from "../identity/users.ts";
 import { dropOrphanVersion, iterateVersionEntries } from "../tree/content_versions.ts";
+import { sealedUploadBlobs } from "../tree/uploads.ts";
 import {
   dropStaleIndexEntry,
   expectedIndexKeys,
@@ -206,6 +207,9 @@ export async function fsck(
         `hold ${line.actualBytes}`,
     }, line.fixed);
   }
+
+  // Uploads whose final commit was deferred hold the blob they were sealed into.
+  for await (const blobId of sealedUploadBlobs(d.kv)) referenced.add(blobId);
 
   // Pass 5: blobs, listed after the references were collected (a blob is written before the
   // commit that references it, so a referenced blob listed missing is confirmed by a read).

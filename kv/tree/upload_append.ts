@@ -9,20 +9,21 @@
  * saved in KV, so each process keeps the hash of the uploads it served last (`UploadHashes`, a
  * cache, never correctness state): a PATCH on another process, or after a restart, first re-reads
  * the staged bytes before its offset to catch up (docs/api.md "tus").
+ *
+ * While a request streams, the offset of the bytes the stage holds durably (synced to disk, or
+ * committed) is committed every `PROGRESS_MS` under the request's claim, so after a crash HEAD
+ * tells nearly all the bytes received; what the stage holds past the offset is dropped by the
+ * next append. The final commit is kv/tree/upload_commit.ts.
  */
 import { createHash, type Hash, timingSafeEqual } from "node:crypto";
-import { type BlobInfo, StageAppendError, StageNotFoundError } from "../../blobs/store.ts";
+import { isOutOfSpace, StageAppendError, StageNotFoundError } from "../../blobs/store.ts";
 import type { Deps } from "../deps.ts";
-import { fail, isDriveError } from "../errors.ts";
-import type { Resource } from "./resources.ts";
-import {
-  Claim,
-  ClaimLostError,
-  readUpload,
-  recordCompletion,
-  type Upload,
-  uploadStatus,
-} from "./uploads.ts";
+import { fail } from "../errors.ts";
+import { type AppendInput, type AppendResult, appendSealed, complete } from "./upload_commit.ts";
+import { Claim, ClaimLostError, readUpload, type Upload, uploadStatus } from "./uploads.ts";
+
+/** The durable offset is committed at most this often while a request streams. */
+const PROGRESS_MS = 100;
 
 /**
  * What this process keeps between the PATCHes it serves: the SHA-256 state of the uploads it
@@ -49,35 +50,6 @@ export class UploadHashes {
       this.#entries.delete(this.#entries.keys().next().value!);
     }
   }
-}
-
-interface AppendInput {
-  id: string;
-  userSeq: number;
-  /** Upload-Offset: must be the upload's offset. */
-  offset: number;
-  /** Content-Length when known: more than the rest of the upload is refused unread. */
-  contentLength: number | null;
-  body: ReadableStream<Uint8Array> | null;
-  /** The SHA-256 the client sent for this request's bytes (Upload-Checksum). */
-  checksum: Uint8Array | null;
-  /**
-   * Runs before any byte is read when this request will complete the upload (the rules of the
-   * final commit: authorization, quota, lock), so a refusal leaves the upload resumable.
-   */
-  precheck(upload: Upload): Promise<void>;
-  /** Commits the completed bytes as the file, with `extendCommit` inside that commit. */
-  commitFile(
-    upload: Upload,
-    blob: BlobInfo,
-    extendCommit: (op: Deno.AtomicOperation, file: Resource) => Promise<void>,
-  ): Promise<Resource>;
-}
-
-interface AppendResult {
-  upload: Upload;
-  /** The file this request completed, if it did. */
-  file: Resource | null;
 }
 
 /** The body ran past the upload's length. */
@@ -197,6 +169,7 @@ export async function appendToUpload(
   if (admit(upload, input)) return { upload, file: null };
   const rest = upload.length - upload.offset;
   if (input.contentLength === rest) await input.precheck(upload);
+  if (upload.sealed) return await appendSealed(d, entry, input);
   // The claim's commit runs while the stage opens and the body's first piece is read and hashed
   // (when this process has the hash so far); nothing is written before the claim holds.
   const cached = hashes.take(upload.id, upload.offset);
@@ -212,6 +185,23 @@ export async function appendToUpload(
   let stored = 0;
   let received = 0;
   let failure: unknown = null;
+  // Bytes the stage holds durably (told by the store), and of those the ones committed as the
+  // offset meanwhile. With a checksum only the whole request counts, so none are committed early.
+  let durable = 0;
+  let committed = 0;
+  let progressAt = Date.now();
+  let progressing: Promise<void> | null = null;
+  const onDurable = (bytes: number) => {
+    durable = bytes;
+    if (piece !== null || progressing || Date.now() - progressAt < PROGRESS_MS) return;
+    if (upload.offset + durable >= upload.length) return;
+    const at = durable;
+    progressAt = Date.now();
+    progressing = held.claim!.progress(upload.offset + at).then((ok) => {
+      if (ok) committed = at;
+      progressing = null;
+    });
+  };
   // The last writer's record of the stage, unless a writer's claim lapsed since.
   const size = upload.claim === null ? upload.staged ?? undefined : undefined;
   try {
@@ -226,11 +216,8 @@ export async function appendToUpload(
         hash.update(bytes);
         piece?.update(bytes);
       }, hashes.readBuffers);
-      stored = await d.blobs.appendStaged(upload.stageId, upload.offset, body, {
-        check: () => held.claim!.check(),
-        ready,
-        size,
-      });
+      const options = { check: () => held.claim!.check(), onDurable, ready, size };
+      stored = await d.blobs.appendStaged(upload.stageId, upload.offset, body, options);
       claim = await claiming;
     } catch (err) {
       // Refused claim: UPLOAD_003, nothing written.
@@ -258,7 +245,9 @@ export async function appendToUpload(
     // writer whose claim lapsed ever counts.
     const refused = mismatch || failure instanceof TooLongError ||
       failure instanceof ClaimLostError || (failure !== null && piece !== null);
-    const keep = refused ? 0 : stored;
+    // Bytes already committed as the offset stay (none with a checksum): it never goes back.
+    await progressing;
+    const keep = refused ? committed : stored;
     let hashOk = true;
     if (keep !== received) {
       // Fewer bytes kept than hashed: back to the hash at the offset, plus what was kept.
@@ -275,6 +264,9 @@ export async function appendToUpload(
       if (failure instanceof ClaimLostError || !released) {
         fail("UPLOAD_003", "The upload was taken over while this request wrote; resume");
       }
+      if (isOutOfSpace(failure)) {
+        fail("SERVICE_003", `Storage is full; the upload resumes at offset ${offset}`);
+      }
       if (failure !== null) {
         fail("REQUEST_006", `The body ended early; the upload resumes at offset ${offset}`);
       }
@@ -284,51 +276,8 @@ export async function appendToUpload(
       hash = createHash("sha256");
       await catchUp(d, upload, hash, claim, { start: 0, end: upload.length });
     }
-    return await complete(d, claim, upload, hash, input);
+    return await complete(d, claim, upload, hash.digest("hex"), input);
   } finally {
     await held.claim?.stop();
-  }
-}
-
-/** The final step: the staged bytes become a blob, committed as the file with the completion. */
-async function complete(
-  d: Deps,
-  claim: Claim,
-  upload: Upload,
-  hash: Hash,
-  input: AppendInput,
-): Promise<AppendResult> {
-  await claim.stop();
-  const failed = async (err: unknown) => {
-    const error = isDriveError(err)
-      ? { code: err.code, message: err.message }
-      : { code: "SERVICE_001" as const, message: "Internal error" };
-    await claim.release({ state: "failed", error });
-  };
-  let blob: BlobInfo;
-  try {
-    blob = await d.blobs.sealStaged(upload.stageId, {
-      size: upload.length,
-      sha256: hash.digest("hex"),
-    });
-  } catch (err) {
-    await failed(err);
-    throw err;
-  }
-  let done: Upload | null = null;
-  try {
-    const file = await input.commitFile(upload, blob, async (op, file) => {
-      const cur = await claim.reread();
-      if (cur.value?.claim?.id !== claim.id) {
-        fail("UPLOAD_003", "The upload was taken over while this request wrote; resume");
-      }
-      done = recordCompletion(d, op, cur as Deno.KvEntry<Upload>, file);
-    });
-    return { upload: done!, file };
-  } catch (err) {
-    await d.blobs.delete(blob.blobId).catch(() => {});
-    // Taken over: the upload is no longer this request's to mark.
-    if (!isDriveError(err, "UPLOAD_003")) await failed(err);
-    throw err;
   }
 }

@@ -7,21 +7,35 @@
  * upload's completion in that same commit.
  *
  * One request writes at a time: a PATCH first takes a `Claim` on the record (a checked commit),
- * renews it while it streams, and commits the new offset checked against it. A second PATCH
- * meanwhile is refused (UPLOAD_003), so two writers never touch the same staged bytes; a claim
- * whose process died lapses after `CLAIM_MS`. Unfinished uploads expire with their bytes
- * (`removeExpiredUploads`, every minute from boot.ts).
+ * renews it while it streams, commits the offset of the bytes the stage holds durably as it goes
+ * (`Claim.progress`, so a crash loses only the last moments), and commits the final offset
+ * checked against it. A second PATCH meanwhile is refused (UPLOAD_003), so two writers never
+ * touch the same staged bytes; a claim whose process died lapses within `CLAIM_MS` (a few
+ * seconds: the wait of a client resuming after a crash). Unfinished uploads expire with their
+ * bytes (`removeExpiredUploads`, every minute from boot.ts).
+ *
+ * A final commit that keeps losing to concurrent changes leaves the upload `sealed`: its bytes
+ * are a blob already, its offset stays before the last request's bytes, and the client's retry
+ * of that request completes it (kv/tree/upload_commit.ts).
  */
 import type { Deps } from "../deps.ts";
 import { type ErrorCode, fail } from "../errors.ts";
 import { uploadExpiryKey, uploadKey } from "../keys.ts";
 
-/** How long a claim holds without renewal: a PATCH whose process died blocks for this long. */
-const CLAIM_MS = 30_000;
-/** A PATCH renews its claim this often. */
-const CLAIM_RENEW_MS = 10_000;
-/** A writer stops this long before its claim would lapse (other processes' clocks differ). */
-const CLAIM_MARGIN_MS = 5_000;
+/**
+ * How long a claim holds without renewal: after a crash, a client resuming waits at most this
+ * long (423) for the dead writer's claim to lapse. Short, so renewals come often.
+ */
+const CLAIM_MS = 4_000;
+/** A PATCH renews its claim when this long passed since its last commit (progress renews too). */
+const CLAIM_RENEW_MS = 1_000;
+/** How often a PATCH looks whether its claim is due for renewal. */
+const CLAIM_TICK_MS = 250;
+/**
+ * A writer stops this long before its claim would lapse. The processes of one KV file share a
+ * host and its clock; the margin covers a renewal delayed by a busy event loop.
+ */
+const CLAIM_MARGIN_MS = 1_500;
 
 /** Where the file goes: the multipart upload's fields (api/external/files_upload.ts). */
 export interface UploadTarget {
@@ -61,6 +75,28 @@ export interface Upload {
   result: { rs: number; name: string } | null;
   /** Why the final commit failed (failed). */
   error: { code: ErrorCode; message: string } | null;
+  /**
+   * The whole upload as a blob, when its final commit could not be made (conflicts, storage
+   * busy): the stage is gone, `offset` is still where the last request began, and a request
+   * with the same bytes completes it (their SHA-256 must give `sha256`). Absent otherwise.
+   */
+  sealed?: { blobId: string; size: number; sha256: string } | null;
+}
+
+/**
+ * The blobs unfinished uploads were sealed into (a deferred final commit): held by their upload
+ * until it completes, is terminated or expires, so fsck counts them as referenced.
+ */
+export async function* sealedUploadBlobs(kv: Deno.Kv): AsyncGenerator<string> {
+  for await (const e of kv.list<Upload>({ prefix: uploadKey() })) {
+    if (e.value.sealed) yield e.value.sealed.blobId;
+  }
+}
+
+/** Removes the bytes of an unfinished upload: its stage, or the blob it was sealed into. */
+async function discardBytes(d: Deps, u: Upload): Promise<void> {
+  if (u.sealed) await d.blobs.delete(u.sealed.blobId);
+  else await d.blobs.discardStaged(u.stageId);
 }
 
 /** The state a client sees: an unfinished upload past its expiry is gone. */
@@ -123,7 +159,7 @@ export async function terminateUpload(d: Deps, id: string, userSeq: number): Pro
   const res = await d.kv.atomic().check(entry).delete(entry.key)
     .delete(uploadExpiryKey(u.expiresAt, id)).commit();
   if (!res.ok) fail("UPLOAD_003", "The upload changed meanwhile; retry the termination");
-  if (u.state === "uploading") await d.blobs.discardStaged(u.stageId);
+  if (u.state === "uploading") await discardBytes(d, u);
 }
 
 /**
@@ -144,7 +180,7 @@ export async function removeExpiredUploads(d: Deps, now = Date.now()): Promise<n
     const gone = u !== null && u.expiresAt <= now;
     if (gone) op.delete(entry.key);
     if (!(await op.commit()).ok) continue;
-    if (gone && u.state === "uploading") await d.blobs.discardStaged(u.stageId);
+    if (gone && u.state === "uploading") await discardBytes(d, u);
     if (gone) removed++;
   }
   return removed;
@@ -153,12 +189,19 @@ export async function removeExpiredUploads(d: Deps, now = Date.now()): Promise<n
 /** The claim lapsed (or was taken) while the body streamed. */
 export class ClaimLostError extends Error {}
 
-/** A PATCH's hold on an upload: taken, renewed while it streams, released with the new state. */
+/**
+ * A PATCH's hold on an upload: taken, renewed while it streams, moved forward with the durable
+ * offset, released with the new state. Its commits (renewals, progress) run one at a time, each
+ * checked against the one before, so they never race each other.
+ */
 export class Claim {
   readonly id = crypto.randomUUID();
   #lost = false;
   #timer: number | null = null;
-  #renewal: Promise<void> | null = null;
+  /** A renewal is on its way (the timer asks for no second one meanwhile). */
+  #renewing = false;
+  /** The commit running now (renewal or progress), if any: the next one waits for it. */
+  #updating: Promise<boolean> = Promise.resolve(true);
 
   private constructor(private readonly d: Deps, public entry: Deno.KvEntry<Upload>) {}
 
@@ -173,23 +216,48 @@ export class Claim {
     if (!res.ok) fail("UPLOAD_003", "Another request is writing to this upload; retry");
     claim.entry = { ...entry, value: next, versionstamp: res.versionstamp };
     const timer = Number(setInterval(() => {
-      claim.#renewal ??= claim.#renew().finally(() => (claim.#renewal = null));
-    }, CLAIM_RENEW_MS));
+      const due = claim.entry.value.claim!.until - Date.now() <= CLAIM_MS - CLAIM_RENEW_MS;
+      if (!due || claim.#renewing) return;
+      claim.#renewing = true;
+      claim.update({}).finally(() => (claim.#renewing = false));
+    }, CLAIM_TICK_MS));
     Deno.unrefTimer(timer);
     claim.#timer = timer;
     return claim;
   }
 
-  async #renew(): Promise<void> {
-    if (this.#lost) return;
-    const next = { ...this.entry.value, claim: { id: this.id, until: Date.now() + CLAIM_MS } };
-    try {
-      const res = await this.d.kv.atomic().check(this.entry).set(this.entry.key, next).commit();
-      if (res.ok) this.entry = { ...this.entry, value: next, versionstamp: res.versionstamp };
-      else this.#lost = true;
-    } catch {
-      // KV busy for a moment: the next renewal tries again, and the claim reaches further.
-    }
+  /**
+   * Commits `change` with the claim extended, after the commit before it; true once committed.
+   * A refused commit means the claim is lost.
+   */
+  update(change: Partial<Upload>): Promise<boolean> {
+    this.#updating = this.#updating.then(async () => {
+      if (this.#lost) return false;
+      const next: Upload = {
+        ...this.entry.value,
+        ...change,
+        claim: { id: this.id, until: Date.now() + CLAIM_MS },
+      };
+      try {
+        const res = await this.d.kv.atomic().check(this.entry).set(this.entry.key, next).commit();
+        if (res.ok) this.entry = { ...this.entry, value: next, versionstamp: res.versionstamp };
+        else this.#lost = true;
+        return res.ok;
+      } catch {
+        // KV busy for a moment: the next renewal tries again, and the claim reaches further.
+        return false;
+      }
+    });
+    return this.#updating;
+  }
+
+  /**
+   * Records `offset` as the upload's offset while the request goes on (bytes the stage holds
+   * durably), so a crash of this process loses only what came after. Never the whole length:
+   * only the final commit may say complete.
+   */
+  progress(offset: number): Promise<boolean> {
+    return this.update({ offset, staged: null });
   }
 
   /** The claimed record as it is in KV now (null when it is gone). */
@@ -208,7 +276,7 @@ export class Claim {
   async stop(): Promise<void> {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
-    await this.#renewal;
+    await this.#updating;
   }
 
   /** Commits `change` to the claimed record with the claim released; null when it was lost. */
@@ -239,6 +307,7 @@ export function recordCompletion(
     claim: null,
     state: "completed",
     result: { rs: file.rs, name: file.name },
+    sealed: null,
     expiresAt,
   };
   op.check(cur).set(cur.key, done).delete(uploadExpiryKey(cur.value.expiresAt, cur.value.id))

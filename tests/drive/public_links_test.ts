@@ -295,15 +295,21 @@ Deno.test("password-protected link: the rightful visitor gets in while others fl
   await withServer(async (server) => {
     const post = await passwordLink(server);
     // One address sends 20 wrong passwords and ten more addresses one each, all at once.
+    const started = Date.now();
     const flood = [
       ...Array.from({ length: 20 }, () => post("wrong", "203.0.113.66")),
       ...Array.from({ length: 10 }, (_, i) => post("wrong", `203.0.113.${i}`)),
     ];
     const codes = (await Promise.all(flood)).map((r) => r.body.errorCode);
+    const tookS = (Date.now() - started) / 1000;
     assert.ok(codes.every((c) => c === "LINK_001" || c === "LINK_002"), codes.join(","));
-    // The loud address got its 5 tries; the rest of its burst was told to wait.
+    // The loud address got its 5 tries; the rest of its burst was told to wait. A burst that a
+    // loaded machine spreads over seconds may outlast the waits (1 s, then 2 s, 4 s, ...): one
+    // more try per wait that ran out, never more.
     const loud = codes.slice(0, 20);
-    assert.equal(loud.filter((c) => c === "LINK_001").length, 5, loud.join(","));
+    const tried = loud.filter((c) => c === "LINK_001").length;
+    const waitsOver = Math.floor(Math.log2(tookS + 1));
+    assert.ok(tried >= 5 && tried <= 5 + waitsOver, `${tried} tries in ${tookS} s: ${loud}`);
     // The visitor, from an address of its own, is not made to wait by anyone else's guesses.
     const visitor = await post("correct horse", "198.51.100.7");
     assert.equal(visitor.status, 200, JSON.stringify(visitor.body));
