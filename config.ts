@@ -127,6 +127,20 @@ export const VARIABLES = {
     parse: int(1),
     about: "a request body that sends no byte for this many ms is cut",
   },
+  // 1 KiB in 30 s is 273 bit/s, below a 2400-baud modem: no real link is cut (security.md).
+  bodyMinRateBytes: {
+    name: "DRIVE_BODY_MIN_RATE_BYTES",
+    default: "1024",
+    parse: int(0),
+    about: "a request body must bring this many bytes per `DRIVE_BODY_MIN_RATE_WINDOW_MS` of " +
+      "waiting for it, else it is cut; 0: no minimum",
+  },
+  bodyMinRateWindowMs: {
+    name: "DRIVE_BODY_MIN_RATE_WINDOW_MS",
+    default: "30000",
+    parse: int(1),
+    about: "the window of `DRIVE_BODY_MIN_RATE_BYTES`, in ms",
+  },
   keepAliveTimeoutMs: {
     name: "DRIVE_KEEPALIVE_TIMEOUT_MS",
     default: "60000",
@@ -139,6 +153,16 @@ export const VARIABLES = {
     parse: int(1),
     about: "open connections at most, lowered to 3/4 of `ulimit -n`; more get a 503 " +
       "(see security.md)",
+  },
+  // A quarter: a NAT gateway's many users still fit, and one address leaves 3/4 to the others.
+  maxConnectionsPerClient: {
+    name: "DRIVE_MAX_CONNECTIONS_PER_CLIENT",
+    default: (ctx) =>
+      String(Math.max(1, Math.floor(Number(ctx.value("DRIVE_MAX_CONNECTIONS")) / 4))),
+    shownDefault: "`DRIVE_MAX_CONNECTIONS` / 4",
+    parse: int(1),
+    about: "open connections at most per client address (IPv6: per /64; a trusted proxy is " +
+      "not capped); more get a 503",
   },
   trustedProxies: {
     name: "DRIVE_TRUSTED_PROXIES",

@@ -1,6 +1,7 @@
 /**
  * Serves the app over TCP with the connection limits Deno.serve lacks (denoland/deno#3515): header,
- * body and idle timeouts, a cap on open connections, and an accept loop that outlives EMFILE.
+ * body and idle timeouts, a minimum body rate, a cap on open connections and one per client
+ * address, and an accept loop that outlives EMFILE.
  *
  * The accept loop is our own (server/accept.ts). Each accepted connection is handed to Deno's HTTP
  * server for one connection (server/deno_http.ts: the same hyper server Deno.serve runs), so
@@ -9,11 +10,13 @@
  * what a reverse proxy adds.
  */
 import { acceptLoop, closeQuietly } from "./server/accept.ts";
+import { clientSlots, perClientCap } from "./server/clients.ts";
 import { connectionServer, type Handler, type ServeConnection } from "./server/deno_http.ts";
 import { type ConnectionLimits, processConnectionCap, refuse } from "./server/limits.ts";
 import {
   type Connection,
   cut,
+  type Cuts,
   newConnection,
   startSweeper,
   watchRequest,
@@ -46,6 +49,17 @@ export interface Server {
   readonly connections: number;
   /** The cap in force: DRIVE_MAX_CONNECTIONS, lowered to fit the descriptor limit. */
   readonly maxConnections: number;
+  /** The cap per client in force: DRIVE_MAX_CONNECTIONS_PER_CLIENT, lowered with the cap. */
+  readonly maxConnectionsPerClient: number;
+  /** What the server turned away or cut since it started (for metrics). */
+  readonly counts: Readonly<ServeCounts>;
+}
+
+export interface ServeCounts extends Cuts {
+  /** Connections refused with a 503 because every slot was taken. */
+  refusedFull: number;
+  /** Connections refused with a 503 because their client had its share of the slots. */
+  refusedPerClient: number;
 }
 
 export function serve(
@@ -59,6 +73,14 @@ export function serve(
   const serveConnection: ServeConnection = found;
 
   const cap = processConnectionCap(limits.maxConnections, log);
+  const perClient = perClientCap(limits.maxConnectionsPerClient, limits.maxConnections, cap);
+  const clients = clientSlots(perClient, limits.trustedProxies);
+  const counts: ServeCounts = {
+    earlyAnswers: 0,
+    slowBodies: 0,
+    refusedFull: 0,
+    refusedPerClient: 0,
+  };
   const listener = opts.listener ??
     Deno.listen({ hostname: opts.hostname, port: opts.port, transport: "tcp" });
   const open = new Set<Connection>();
@@ -74,13 +96,33 @@ export function serve(
     return new Response("Internal Server Error", { status: 500 });
   };
 
-  function watch(conn: Deno.TcpConn) {
-    const c = newConnection(limits);
-    const handler: Handler = (request, info) =>
-      app.fetch(watchRequest(c, request, info, limits), info);
+  /** A slot for `conn`, or the 503 when every slot or its client's share is taken. */
+  function admit(conn: Deno.TcpConn) {
+    if (open.size >= cap) {
+      counts.refusedFull++;
+      return refuse(conn);
+    }
+    const client = clients.take(conn.remoteAddr);
+    if (client === null) {
+      counts.refusedPerClient++;
+      return refuse(conn);
+    }
+    watch(conn, client);
+  }
+
+  function watch(conn: Deno.TcpConn, client: string) {
+    const c = newConnection(limits, counts);
+    const handler: Handler = (request, info) => {
+      const watched = watchRequest(c, request, info, limits);
+      const answer = app.fetch(watched.request, info);
+      const respond = watched.respond;
+      if (!respond) return answer;
+      return answer instanceof Promise ? answer.then(respond) : respond(answer);
+    };
     open.add(c);
     const gone = () => {
       open.delete(c);
+      clients.release(client);
       if (stopping && open.size === 0) allClosed();
     };
     try {
@@ -118,7 +160,7 @@ export function serve(
     listener,
     stopping: () => stopping,
     wake: wake.signal,
-    accepted: (conn) => open.size >= cap ? refuse(conn) : watch(conn),
+    accepted: admit,
     log,
   });
   opts.onListen?.(listener.addr);
@@ -134,6 +176,8 @@ export function serve(
       return open.size;
     },
     maxConnections: cap,
+    maxConnectionsPerClient: perClient,
+    counts,
   };
 }
 
@@ -152,7 +196,14 @@ function unlimited(
     signal: opts.signal,
     onListen: (addr) => opts.onListen?.(addr),
   }, app.fetch);
-  return { addr: server.addr, finished: server.finished, connections: 0, maxConnections: Infinity };
+  return {
+    addr: server.addr,
+    finished: server.finished,
+    connections: 0,
+    maxConnections: Infinity,
+    maxConnectionsPerClient: Infinity,
+    counts: { earlyAnswers: 0, slowBodies: 0, refusedFull: 0, refusedPerClient: 0 },
+  };
 }
 
 /**

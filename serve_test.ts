@@ -15,8 +15,12 @@ import { connectionCap, type ConnectionLimits } from "./server/limits.ts";
 const LIMITS: ConnectionLimits = {
   headerTimeoutMs: 10_000,
   bodyIdleTimeoutMs: 30_000,
+  bodyMinRateBytes: 1024,
+  bodyMinRateWindowMs: 30_000,
   keepAliveTimeoutMs: 60_000,
   maxConnections: 100,
+  maxConnectionsPerClient: 100,
+  trustedProxies: [],
 };
 
 async function withServe(
@@ -149,10 +153,12 @@ Deno.test("cutting a connection that has just ended on its own never crashes the
   // reports it as uncaught. With 5 ms limits the sweep and the stop keep cutting connections
   // that are closing on their own (each request says Connection: close).
   const limits = {
+    ...LIMITS,
     headerTimeoutMs: 5,
     bodyIdleTimeoutMs: 5,
     keepAliveTimeoutMs: 5,
     maxConnections: 1000,
+    maxConnectionsPerClient: 1000,
   };
   const request = new TextEncoder().encode(
     "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",

@@ -1,16 +1,23 @@
 /**
- * The connection limits: the timeouts the watchdog enforces (server/watchdog.ts) and the cap on
- * open connections. Over the cap a new connection gets a 503 and is closed at once; the cap is
- * lowered to fit the process's descriptor limit, so connections alone never use up the
- * descriptors the service needs for KV and blob files. docs/security.md lists the limits and
- * what a reverse proxy adds.
+ * The connection limits: the timeouts the watchdog enforces (server/watchdog.ts), the cap on
+ * open connections and the cap per client (server/clients.ts). Over either cap a new connection
+ * gets a 503 and is closed at once; the cap is lowered to fit the process's descriptor limit, so
+ * connections alone never use up the descriptors the service needs for KV and blob files.
+ * docs/security.md lists the limits and what a reverse proxy adds.
  */
 import type { Config } from "../config.ts";
 import { closeQuietly } from "./accept.ts";
 
 export type ConnectionLimits = Pick<
   Config,
-  "headerTimeoutMs" | "bodyIdleTimeoutMs" | "keepAliveTimeoutMs" | "maxConnections"
+  | "headerTimeoutMs"
+  | "bodyIdleTimeoutMs"
+  | "bodyMinRateBytes"
+  | "bodyMinRateWindowMs"
+  | "keepAliveTimeoutMs"
+  | "maxConnections"
+  | "maxConnectionsPerClient"
+  | "trustedProxies"
 >;
 
 /** The soft limit on open descriptors (`ulimit -n`) from /proc (Linux); null when unknown. */

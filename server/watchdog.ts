@@ -3,14 +3,19 @@
  * progress from what it does report: a request's handler runs once the request's headers are
  * complete, the request's `completed` settles once its response is sent, and the reads of its
  * body pass through a byte stream that hands the caller's buffer on unchanged. These events only
- * write timestamps; one sweep over all connections enforces three limits:
+ * write timestamps and counts; one sweep over all connections enforces four limits:
  *
  * - accepted and no request yet: the headers must be complete within `headerTimeoutMs`;
  * - a response sent and none in flight: the next request's headers must be complete within
  *   `keepAliveTimeoutMs`, which bounds an idle keep-alive connection and a slow next request;
- * - a body read that waits `bodyIdleTimeoutMs` for client bytes fails.
+ * - a body read that waits `bodyIdleTimeoutMs` for client bytes fails;
+ * - a body that brings fewer than `bodyMinRateBytes` in `bodyMinRateWindowMs` of waiting fails
+ *   (a trickle of a byte just inside the idle timeout).
  *
- * Any of them cuts the connection.
+ * Any of them cuts the connection. So does a response sent before its request's body was read
+ * to the end (an early answer: a 401 on an upload, a 404 on a link): Deno's server says
+ * `connection: close` on such a response but then reads the rest of the body, however slowly it
+ * comes, before it closes; nothing on the connection needs those bytes.
  */
 import type { ConnectionLimits } from "./limits.ts";
 import { type ConnectionServer, requestWithBody } from "./deno_http.ts";
@@ -24,10 +29,22 @@ import { type ConnectionServer, requestWithBody } from "./deno_http.ts";
 const BODY_CHUNK_MAX = 256 * 1024;
 const BODY_CHUNK_UNKNOWN = 64 * 1024;
 
-/** A body read that waits for the client: since when (0 while none waits), and if it was cut. */
+/** A watched body: the read waiting for the client, the rate window, and whether it ended. */
 interface BodyWait {
+  /** Since when a read waits for the client; 0 while none waits. */
   since: number;
-  timedOut: boolean;
+  /** Why the connection was cut while the body was read, for the read's error; null if not. */
+  cutFor: string | null;
+  /** Ms spent waiting for the client in the current rate window (reads that completed). */
+  waited: number;
+  /** Bytes the client sent in the current rate window. */
+  bytes: number;
+  /** When the current rate window began (a waiting read counts only from here). */
+  windowFrom: number;
+  /** Bytes still due: the declared length minus what was read; null when not declared. */
+  due: number | null;
+  /** The body was read to its end. */
+  ended: boolean;
 }
 
 /** The per-connection state the watchdog keeps. */
@@ -40,16 +57,27 @@ export interface Connection {
   /** The watched bodies of the requests in flight. */
   bodies: Set<BodyWait>;
   server: ConnectionServer | null;
+  /** The server's counts of cuts, shared by its connections. */
+  cuts: Cuts;
+}
+
+/** What the watchdog cut, since the server started (for metrics and the tests). */
+export interface Cuts {
+  /** Connections closed after a response sent before its request body was read to the end. */
+  earlyAnswers: number;
+  /** Bodies cut for sending under the minimum rate. */
+  slowBodies: number;
 }
 
 /** A connection just accepted: its first request's headers are due within the header timeout. */
-export function newConnection(limits: ConnectionLimits): Connection {
+export function newConnection(limits: ConnectionLimits, cuts: Cuts): Connection {
   return {
     inflight: 0,
     waitSince: performance.now(),
     waitLimit: limits.headerTimeoutMs,
     bodies: new Set(),
     server: null,
+    cuts,
   };
 }
 
@@ -67,6 +95,7 @@ export function startSweeper(open: Set<Connection>, limits: ConnectionLimits) {
     limits.headerTimeoutMs,
     limits.bodyIdleTimeoutMs,
     limits.keepAliveTimeoutMs,
+    limits.bodyMinRateWindowMs,
   );
   const tickMs = Math.max(5, Math.min(1000, Math.floor(shortest / 8)));
   const sweeper = setInterval(() => {
@@ -77,8 +106,11 @@ export function startSweeper(open: Set<Connection>, limits: ConnectionLimits) {
         continue;
       }
       for (const wait of c.bodies) {
-        if (wait.since !== 0 && now - wait.since > limits.bodyIdleTimeoutMs) {
-          wait.timedOut = true;
+        if (wait.cutFor) continue;
+        const why = bodyTooSlow(wait, now, limits);
+        if (why) {
+          wait.cutFor = why.message;
+          if (why.kind === "rate") c.cuts.slowBodies++;
           cut(c);
         }
       }
@@ -86,6 +118,48 @@ export function startSweeper(open: Set<Connection>, limits: ConnectionLimits) {
   }, tickMs);
   Deno.unrefTimer(sweeper);
   return sweeper;
+}
+
+/**
+ * Why `wait`'s body is cut now, or null: a read waited longer than the idle timeout ("idle"), or
+ * the last rate window (waiting time only, so a slow app is never the client's fault) brought
+ * fewer bytes than the minimum ("rate"). A window that brought enough starts the next one.
+ */
+function bodyTooSlow(
+  wait: BodyWait,
+  now: number,
+  limits: ConnectionLimits,
+): { kind: "idle" | "rate"; message: string } | null {
+  if (wait.since !== 0 && now - wait.since > limits.bodyIdleTimeoutMs) {
+    return {
+      kind: "idle",
+      message: `no request body bytes arrived for ${limits.bodyIdleTimeoutMs} ms`,
+    };
+  }
+  if (limits.bodyMinRateBytes === 0) return null;
+  const pending = wait.since === 0 ? 0 : now - Math.max(wait.since, wait.windowFrom);
+  if (wait.waited + pending < limits.bodyMinRateWindowMs) return null;
+  if (wait.bytes < limits.bodyMinRateBytes) {
+    return {
+      kind: "rate",
+      message: `the request body sent ${wait.bytes} bytes in ${limits.bodyMinRateWindowMs} ms, ` +
+        `under the minimum of ${limits.bodyMinRateBytes}`,
+    };
+  }
+  wait.waited = 0;
+  wait.bytes = 0;
+  wait.windowFrom = now;
+  return null;
+}
+
+/** A request with its body watched, and what its response needs. */
+export interface WatchedRequest {
+  request: Request;
+  /**
+   * The response, saying `Connection: close` when it is sent before the body was read to its
+   * end (the connection is then closed once it is out); null for a request without a body.
+   */
+  respond: ((response: Response) => Response) | null;
 }
 
 /**
@@ -97,7 +171,7 @@ export function watchRequest(
   request: Request,
   info: Deno.ServeHandlerInfo,
   limits: ConnectionLimits,
-): Request {
+): WatchedRequest {
   c.inflight++;
   const settled = () => {
     if (--c.inflight === 0) {
@@ -106,52 +180,92 @@ export function watchRequest(
       c.waitLimit = limits.keepAliveTimeoutMs;
     }
   };
-  info.completed.then(settled, settled);
-  return watchBody(request, info, c, limits.bodyIdleTimeoutMs);
+  const { watched, wait, unread } = watchBody(request, info, c);
+  let early = false;
+  info.completed.then(() => {
+    // Answered before the body was read to its end: close rather than let Deno drain a body
+    // that may trickle for as long as the client likes. The response is out by now. (An unread
+    // GET body makes Deno say `connection: close` itself; a watched body stops it from saying
+    // so, hence `respond`.)
+    if (wait ? early || !wait.ended : unread) {
+      c.cuts.earlyAnswers++;
+      cut(c);
+    }
+    settled();
+  }, settled);
+  if (!wait) return { request: watched, respond: null };
+  const respond = (response: Response) => {
+    if (wait.ended) return response;
+    early = true;
+    return withHeader(response, "connection", "close");
+  };
+  return { request: watched, respond };
+}
+
+/** `response` with the header set; a copy when its headers are immutable (fetch, redirect). */
+function withHeader(response: Response, name: string, value: string): Response {
+  try {
+    response.headers.set(name, value);
+    return response;
+  } catch {
+    const headers = new Headers(response.headers);
+    headers.set(name, value);
+    const { status, statusText } = response;
+    return new Response(response.body, { status, statusText, headers });
+  }
 }
 
 /**
  * The request with its body's reads watched (unchanged when it has no body). The copy gets its
- * own signal, aborted when the response cannot be delivered (the client is gone).
+ * own signal, aborted when the response cannot be delivered (the client is gone). `unread`: a
+ * body declared on a GET or HEAD, which is not watched and which nothing reads.
  */
 function watchBody(
   request: Request,
   info: Deno.ServeHandlerInfo,
   c: Connection,
-  idleMs: number,
-): Request {
-  // GET and HEAD have no body; deciding from the method spares building their headers. Methods
-  // are case-sensitive on the wire: a "get" with a body is not a GET and must not reach the
-  // Request constructor, which refuses a body on any spelling of GET/HEAD.
-  if (/^(GET|HEAD)$/i.test(request.method)) return request;
+): { watched: Request; wait: BodyWait | null; unread: boolean } {
+  const none = { watched: request, wait: null, unread: false };
+  // Two header lookups (Deno reads a request header on demand, not the whole list).
   const length = request.headers.get("content-length");
   if (length === "0" || (length === null && !request.headers.has("transfer-encoding"))) {
-    return request;
+    return none;
   }
+  // A GET or HEAD body is not watched: methods are case-sensitive on the wire, so a "get" with a
+  // body is not a GET, but it must not reach the Request constructor, which refuses a body on
+  // any spelling of GET/HEAD. Deno drains it after the response unless the connection is closed.
+  if (/^(GET|HEAD)$/i.test(request.method)) return { ...none, unread: true };
   const body = request.body;
-  if (body === null) return request;
+  if (body === null) return none;
   const gone = new AbortController();
   info.completed.catch(() => gone.abort());
-  const wait: BodyWait = { since: 0, timedOut: false };
-  c.bodies.add(wait);
   const size = Number(length);
-  const chunk = length !== null && Number.isSafeInteger(size) && size > 0
-    ? Math.min(size, BODY_CHUNK_MAX)
-    : BODY_CHUNK_UNKNOWN;
-  return requestWithBody(request, watchedStream(body, wait, idleMs, chunk), gone.signal);
+  const sized = length !== null && Number.isSafeInteger(size) && size > 0;
+  const wait: BodyWait = {
+    since: 0,
+    cutFor: null,
+    waited: 0,
+    bytes: 0,
+    windowFrom: 0,
+    due: sized ? size : null,
+    ended: false,
+  };
+  c.bodies.add(wait);
+  const chunk = sized ? Math.min(size, BODY_CHUNK_MAX) : BODY_CHUNK_UNKNOWN;
+  const watched = requestWithBody(request, watchedStream(body, wait, chunk), gone.signal);
+  return { watched, wait, unread: false };
 }
 
 /**
- * A byte stream over `inner` whose reads mark `wait` while they wait for the client; the
- * sweeper cuts the connection when one waits longer than the body-idle timeout, and the read
- * then fails with TimedOut. The reader's own buffer is passed to the inner stream and back
+ * A byte stream over `inner` whose reads mark `wait` while they wait for the client and count
+ * what arrives; the sweeper cuts the connection when one waits longer than the body-idle
+ * timeout or the body comes slower than the minimum rate, and the read then fails with TimedOut. The reader's own buffer is passed to the inner stream and back
  * (respondWithNewView), so the bytes are not copied. The clock runs only while a read waits for
  * the client, never while the app works on what it read.
  */
 function watchedStream(
   inner: ReadableStream<Uint8Array>,
   wait: BodyWait,
-  idleMs: number,
   chunk: number,
 ): ReadableStream<Uint8Array> {
   // Taken on the first read: a body the app never reads stays unlocked, so Deno frees it.
@@ -171,6 +285,7 @@ function watchedStream(
       const r = take();
       const request = controller.byobRequest;
       wait.since = performance.now() || 1;
+      let got = 0;
       try {
         if (r instanceof ReadableStreamBYOBReader && request?.view) {
           const view = request.view;
@@ -181,7 +296,11 @@ function watchedStream(
           while (!done && value && value.byteLength === 0) {
             ({ done, value } = await r.read(new Uint8Array(value.buffer, value.byteOffset, size)));
           }
-          if (done) controller.close();
+          got = value?.byteLength ?? 0;
+          if (done) {
+            wait.ended = true;
+            controller.close();
+          }
           if (value) request.respondWithNewView(value);
           else if (!done) throw new Error("the request body's reader returned no buffer");
         } else {
@@ -189,17 +308,24 @@ function watchedStream(
           let { done, value } = await inner.read();
           while (!done && value && value.byteLength === 0) ({ done, value } = await inner.read());
           if (done) {
+            wait.ended = true;
             controller.close();
             request?.respond(0);
-          } else controller.enqueue(value as Uint8Array<ArrayBuffer>);
+          } else {
+            got = (value as Uint8Array).byteLength;
+            controller.enqueue(value as Uint8Array<ArrayBuffer>);
+          }
         }
       } catch (err) {
-        if (wait.timedOut) {
-          throw new Deno.errors.TimedOut(`no request body bytes arrived for ${idleMs} ms`);
-        }
+        if (wait.cutFor) throw new Deno.errors.TimedOut(wait.cutFor);
         throw err;
       } finally {
+        const now = performance.now();
+        wait.waited += Math.max(0, now - Math.max(wait.since, wait.windowFrom));
         wait.since = 0;
+        wait.bytes += got;
+        // A sized body is whole once its declared bytes are read, even if nobody reads the end.
+        if (wait.due !== null && (wait.due -= got) <= 0) wait.ended = true;
       }
     },
     cancel(reason) {
