@@ -141,6 +141,15 @@ export const VARIABLES = {
     parse: int(1),
     about: "the window of `DRIVE_BODY_MIN_RATE_BYTES`, in ms",
   },
+  // nginx's lingering close: long enough for any client to read the answer, short for a trickle.
+  lingerMs: {
+    name: "DRIVE_LINGER_MS",
+    default: "5000",
+    parse: int(1),
+    about: "after an answer sent before its request body was read (a 401 on an upload), the " +
+      "rest of the body is read and discarded for at most this many ms, then the connection " +
+      "is cut",
+  },
   keepAliveTimeoutMs: {
     name: "DRIVE_KEEPALIVE_TIMEOUT_MS",
     default: "60000",

@@ -1,7 +1,7 @@
 /**
  * Serves the app over TCP with the connection limits Deno.serve lacks (denoland/deno#3515): header,
- * body and idle timeouts, a minimum body rate, a cap on open connections and one per client
- * address, and an accept loop that outlives EMFILE.
+ * body and idle timeouts, a minimum body rate, a bounded lingering close after an early answer, a
+ * cap on open connections and one per client address, and an accept loop that outlives EMFILE.
  *
  * The accept loop is our own (server/accept.ts). Each accepted connection is handed to Deno's HTTP
  * server for one connection (server/deno_http.ts: the same hyper server Deno.serve runs), so
@@ -18,6 +18,7 @@ import {
   cut,
   type Cuts,
   newConnection,
+  noCuts,
   startSweeper,
   watchRequest,
 } from "./server/watchdog.ts";
@@ -75,12 +76,7 @@ export function serve(
   const cap = processConnectionCap(limits.maxConnections, log);
   const perClient = perClientCap(limits.maxConnectionsPerClient, limits.maxConnections, cap);
   const clients = clientSlots(perClient, limits.trustedProxies);
-  const counts: ServeCounts = {
-    earlyAnswers: 0,
-    slowBodies: 0,
-    refusedFull: 0,
-    refusedPerClient: 0,
-  };
+  const counts: ServeCounts = { ...noCuts(), refusedFull: 0, refusedPerClient: 0 };
   const listener = opts.listener ??
     Deno.listen({ hostname: opts.hostname, port: opts.port, transport: "tcp" });
   const open = new Set<Connection>();
@@ -202,7 +198,7 @@ function unlimited(
     connections: 0,
     maxConnections: Infinity,
     maxConnectionsPerClient: Infinity,
-    counts: { earlyAnswers: 0, slowBodies: 0, refusedFull: 0, refusedPerClient: 0 },
+    counts: { ...noCuts(), refusedFull: 0, refusedPerClient: 0 },
   };
 }
 

@@ -17,6 +17,7 @@ const LIMITS: ConnectionLimits = {
   bodyIdleTimeoutMs: 30_000,
   bodyMinRateBytes: 1024,
   bodyMinRateWindowMs: 30_000,
+  lingerMs: 5_000,
   keepAliveTimeoutMs: 60_000,
   maxConnections: 100,
   maxConnectionsPerClient: 100,

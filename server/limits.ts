@@ -14,6 +14,7 @@ export type ConnectionLimits = Pick<
   | "bodyIdleTimeoutMs"
   | "bodyMinRateBytes"
   | "bodyMinRateWindowMs"
+  | "lingerMs"
   | "keepAliveTimeoutMs"
   | "maxConnections"
   | "maxConnectionsPerClient"

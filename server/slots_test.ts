@@ -18,6 +18,7 @@ const LIMITS: ConnectionLimits = {
   bodyIdleTimeoutMs: 30_000,
   bodyMinRateBytes: 1024,
   bodyMinRateWindowMs: 30_000,
+  lingerMs: 5_000,
   keepAliveTimeoutMs: 60_000,
   maxConnections: 100,
   maxConnectionsPerClient: 100,
@@ -87,12 +88,19 @@ async function trickle(conn: Deno.Conn, everyMs: number, stop: Promise<unknown>)
 
 const enc = new TextEncoder();
 
-Deno.test("an answer sent before the request body is read says Connection: close and closes the connection, however the body trickles", async () => {
-  const handler: Handler = (req) => {
-    if (new URL(req.url).pathname === "/read") return req.text().then((t) => new Response(t));
-    return new Response("no", { status: 401 });
-  };
-  await served(handler, LIMITS, async (server) => {
+/**
+ * Answers 401 without reading the body, except on /read, which echoes the body. The 401 waits a
+ * little, as a real check (a KV read) does, so that the body's first bytes are in the server's
+ * socket, unread, when the answer goes out: then a close sends a reset.
+ */
+const earlyUnlessRead: Handler = async (req) => {
+  if (new URL(req.url).pathname === "/read") return new Response(await req.text());
+  await new Promise((r) => setTimeout(r, 20));
+  return new Response("no", { status: 401 });
+};
+
+Deno.test("an answer sent before the request body is read says Connection: close, and the connection is cut when the body still trickles after the linger time", async () => {
+  await served(earlyUnlessRead, { ...LIMITS, lingerMs: 300 }, async (server) => {
     const port = server.addr.port;
     // A GET's body is never watched or read, but a declared one is drained all the same.
     for (const method of ["POST", "GET"]) {
@@ -113,6 +121,7 @@ Deno.test("an answer sent before the request body is read says Connection: close
       }
     }
     assert.equal(server.counts.earlyAnswers, 2);
+    assert.equal(server.counts.lingerCuts, 2);
     // A body read to its end keeps the connection alive for the next request.
     const kept = await Deno.connect({ hostname: "127.0.0.1", port });
     try {
@@ -129,6 +138,68 @@ Deno.test("an answer sent before the request body is read says Connection: close
     } finally {
       kept.close();
     }
+  });
+});
+
+Deno.test("an early answer reaches the client whole: a stalled body lingers, a sent one is drained and the connection closes by itself", async () => {
+  await served(earlyUnlessRead, { ...LIMITS, lingerMs: 1000 }, async (server) => {
+    const port = server.addr.port;
+    // 64 KiB of a declared 10 MB, then nothing: closing with those bytes unread would reset the
+    // 401 before the client reads it.
+    const stalled = await Deno.connect({ hostname: "127.0.0.1", port });
+    try {
+      await stalled.write(
+        enc.encode("PUT /early HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n"),
+      );
+      const sent = new Uint8Array(64 * 1024).fill(0x61);
+      for (let off = 0; off < sent.byteLength;) off += await stalled.write(sent.subarray(off));
+      const r = await untilClosed(stalled);
+      assert.match(r.text, /^HTTP\/1\.1 401 [^]*\r\n\r\nno$/);
+      assert.ok(r.closed, "a stalled body still holds its connection after the linger time");
+    } finally {
+      closeQuietly(stalled);
+    }
+    assert.equal(server.counts.lingerCuts, 1);
+    // A keep-alive client (fetch pools connections): bodies from 1 byte to 1 MiB answered
+    // without being read, between requests whose bodies are read, 4 at a time. Each gets its
+    // answer whole, and each early-answered connection closes once its body is drained.
+    const url = `http://127.0.0.1:${port}`;
+    const sizes = [1, 100, 4096, 65_536, 300_000, 1_048_576];
+    const failures: string[] = [];
+    const client = Deno.createHttpClient({});
+    let early = 1;
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(
+        [0, 1, 2, 3].map(async (lane) => {
+          for (const [i, size] of sizes.entries()) {
+            const read = (i + lane + round) % 3 === 0;
+            if (!read) early++;
+            const body = new Uint8Array(size).fill(0x62);
+            try {
+              const res = await fetch(`${url}/${read ? "read" : "early"}`, {
+                method: "POST",
+                body,
+                client,
+              } as RequestInit);
+              const text = await res.text();
+              const want = read ? `200 ${size}` : "401 no";
+              const got = `${res.status} ${read ? text.length : text}`;
+              if (got !== want) failures.push(`${size} bytes: ${got}, not ${want}`);
+            } catch (err) {
+              failures.push(`${size} bytes, ${read ? "read" : "early"}: ${err}`);
+            }
+          }
+        }),
+      );
+    }
+    client.close();
+    assert.deepEqual(failures, []);
+    assert.equal(server.counts.earlyAnswers, early);
+    // The read bodies' connections stay alive until the client closes them.
+    for (let i = 0; i < 500 && server.connections > 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(server.counts.lingerCuts, 1, "a drained body's connection was cut");
   });
 });
 

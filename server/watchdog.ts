@@ -12,10 +12,16 @@
  * - a body that brings fewer than `bodyMinRateBytes` in `bodyMinRateWindowMs` of waiting fails
  *   (a trickle of a byte just inside the idle timeout).
  *
- * Any of them cuts the connection. So does a response sent before its request's body was read
- * to the end (an early answer: a 401 on an upload, a 404 on a link): Deno's server says
- * `connection: close` on such a response but then reads the rest of the body, however slowly it
- * comes, before it closes; nothing on the connection needs those bytes.
+ * Any of them cuts the connection. A response sent before its request's body was read to the end
+ * (an early answer: a 401 on an upload, a 404 on a link) says `Connection: close`, and Deno's
+ * server then reads and discards the rest of the body before it closes the connection, however
+ * slowly the body comes. That drain is the lingering close HTTP servers do (nginx's
+ * lingering_close): closing a socket with unread bytes in it sends a reset, which can destroy the
+ * answer before the client reads it. The drain is bounded by a fifth limit:
+ *
+ * - after an early answer, the connection must close within `lingerMs`, else it is cut. A client
+ *   that sent its body, or sends the rest at any useful speed, is done in milliseconds; a trickle
+ *   loses its slot after `lingerMs`, by which time the answer has long reached the client.
  */
 import type { ConnectionLimits } from "./limits.ts";
 import { type ConnectionServer, requestWithBody } from "./deno_http.ts";
@@ -59,14 +65,29 @@ export interface Connection {
   server: ConnectionServer | null;
   /** The server's counts of cuts, shared by its connections. */
   cuts: Cuts;
+  /** An early answer was sent: the connection closes once the body is drained, or is cut. */
+  lingering: boolean;
+  /** Cut (by a limit or a stop): the sweep skips it until it is gone. */
+  done: boolean;
 }
 
-/** What the watchdog cut, since the server started (for metrics and the tests). */
+/** What the watchdog closed or cut, since the server started (for metrics and the tests). */
 export interface Cuts {
-  /** Connections closed after a response sent before its request body was read to the end. */
+  /** Responses sent before their request body was read to the end (then `Connection: close`). */
   earlyAnswers: number;
+  /** Connections cut because their body was not drained within `lingerMs` of an early answer. */
+  lingerCuts: number;
   /** Bodies cut for sending under the minimum rate. */
   slowBodies: number;
+  /** Bodies cut for sending nothing for `bodyIdleTimeoutMs`. */
+  idleBodies: number;
+  /** Connections cut at the header deadline or the keep-alive timeout. */
+  idleConnections: number;
+}
+
+/** No cuts yet. */
+export function noCuts(): Cuts {
+  return { earlyAnswers: 0, lingerCuts: 0, slowBodies: 0, idleBodies: 0, idleConnections: 0 };
 }
 
 /** A connection just accepted: its first request's headers are due within the header timeout. */
@@ -78,10 +99,13 @@ export function newConnection(limits: ConnectionLimits, cuts: Cuts): Connection 
     bodies: new Set(),
     server: null,
     cuts,
+    lingering: false,
+    done: false,
   };
 }
 
 export function cut(c: Connection) {
+  c.done = true;
   c.server?.cancel();
 }
 
@@ -96,13 +120,19 @@ export function startSweeper(open: Set<Connection>, limits: ConnectionLimits) {
     limits.bodyIdleTimeoutMs,
     limits.keepAliveTimeoutMs,
     limits.bodyMinRateWindowMs,
+    limits.lingerMs,
   );
   const tickMs = Math.max(5, Math.min(1000, Math.floor(shortest / 8)));
   const sweeper = setInterval(() => {
     const now = performance.now();
     for (const c of open) {
+      if (c.done) continue;
       if (c.inflight === 0) {
-        if (now - c.waitSince > c.waitLimit) cut(c);
+        if (now - c.waitSince > c.waitLimit) {
+          if (c.lingering) c.cuts.lingerCuts++;
+          else c.cuts.idleConnections++;
+          cut(c);
+        }
         continue;
       }
       for (const wait of c.bodies) {
@@ -111,7 +141,9 @@ export function startSweeper(open: Set<Connection>, limits: ConnectionLimits) {
         if (why) {
           wait.cutFor = why.message;
           if (why.kind === "rate") c.cuts.slowBodies++;
+          else c.cuts.idleBodies++;
           cut(c);
+          break;
         }
       }
     }
@@ -157,7 +189,7 @@ export interface WatchedRequest {
   request: Request;
   /**
    * The response, saying `Connection: close` when it is sent before the body was read to its
-   * end (the connection is then closed once it is out); null for a request without a body.
+   * end (the connection then lingers, see above); null for a request without a body.
    */
   respond: ((response: Response) => Response) | null;
 }
@@ -177,19 +209,20 @@ export function watchRequest(
     if (--c.inflight === 0) {
       c.bodies.clear();
       c.waitSince = performance.now();
-      c.waitLimit = limits.keepAliveTimeoutMs;
+      // No request follows an early answer: the connection closes once the body is drained.
+      c.waitLimit = c.lingering ? limits.lingerMs : limits.keepAliveTimeoutMs;
     }
   };
   const { watched, wait, unread } = watchBody(request, info, c);
   let early = false;
   info.completed.then(() => {
-    // Answered before the body was read to its end: close rather than let Deno drain a body
-    // that may trickle for as long as the client likes. The response is out by now. (An unread
-    // GET body makes Deno say `connection: close` itself; a watched body stops it from saying
-    // so, hence `respond`.)
+    // Answered before the body was read to its end: Deno now drains the body and then closes,
+    // for `lingerMs` at most (the sweep cuts it then), not for as long as a trickle lasts. Cut
+    // now, the unread bytes would reset the answer in flight. (An unread GET body makes Deno
+    // say `connection: close` itself; a watched body stops it from saying so, hence `respond`.)
     if (wait ? early || !wait.ended : unread) {
       c.cuts.earlyAnswers++;
-      cut(c);
+      c.lingering = true;
     }
     settled();
   }, settled);
@@ -259,9 +292,10 @@ function watchBody(
 /**
  * A byte stream over `inner` whose reads mark `wait` while they wait for the client and count
  * what arrives; the sweeper cuts the connection when one waits longer than the body-idle
- * timeout or the body comes slower than the minimum rate, and the read then fails with TimedOut. The reader's own buffer is passed to the inner stream and back
- * (respondWithNewView), so the bytes are not copied. The clock runs only while a read waits for
- * the client, never while the app works on what it read.
+ * timeout or the body comes slower than the minimum rate, and the read then fails with
+ * TimedOut. The reader's own buffer is passed to the inner stream and back (respondWithNewView),
+ * so the bytes are not copied. The clock runs only while a read waits for the client, never
+ * while the app works on what it read.
  */
 function watchedStream(
   inner: ReadableStream<Uint8Array>,

@@ -6,7 +6,8 @@
  *
  * - Trickled headers: 127.0.0.1 gets its quarter of the slots and a 503 beyond; 127.0.0.2 is served.
  * - The issue's attack, an upload without credentials whose declared body trickles: each gets its
- *   401 and the connection closes at once, instead of being held until the keep-alive timeout.
+ *   401 whole, and the connection is cut once it has lingered `DRIVE_LINGER_MS` (5 s) with the body
+ *   still unsent, instead of being held until the keep-alive timeout (60 s).
  *
  * The figures (answers per address, how long the 401 connections were held) are printed. The test
  * needs about 4,400 descriptors; under a lower `ulimit -n` it scales the flood and the cap down
@@ -145,7 +146,7 @@ function closeAll(held: Held[]) {
 
 const countOf = (held: Held[], status: number) => held.filter((h) => h.status === status).length;
 
-Deno.test("connection slots: 4,150 trickling connections from one address leave slots for another, and an early 401 frees its slot at once", async (t) => {
+Deno.test("connection slots: 4,150 trickling connections from one address leave slots for another, and an early 401 frees its slot after the linger time", async (t) => {
   const { flood: size, cap } = sizes();
   const child = await startChild({
     DRIVE_MAX_CONNECTIONS: String(cap),
@@ -176,7 +177,7 @@ Deno.test("connection slots: 4,150 trickling connections from one address leave 
       }
     });
 
-    await t.step("an upload without credentials, its body trickled: 401, then closed", async () => {
+    await t.step("an upload without credentials, its body trickled: 401, then cut", async () => {
       // Let the server see the closes of the previous step.
       await delay(1000);
       const stop = new AbortController();
