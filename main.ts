@@ -62,6 +62,7 @@ try {
   Deno.exit(3);
 }
 service.metrics.countConnectionsWith(() => server.connections);
+service.metrics.countServedWith(() => server.counts);
 
 function onListen(addr: Deno.NetAddr) {
   log.info(literal(`drive listening on ${listeningAt(addr)}`), {

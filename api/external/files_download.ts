@@ -2,7 +2,6 @@
  * Reading files: download (attachment), the two-request download-token flow, and view (a safe
  * inline rendition). All stream from the blob store through sendFile.
  */
-import { z } from "@hono/zod-openapi";
 import { authorizeResourceAccess, type Caller } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { redeemDownloadToken } from "../../kv/tree/download_tokens.ts";

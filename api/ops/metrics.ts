@@ -47,6 +47,21 @@ export interface Metrics {
   countConnectionsWith(source: () => number): void;
   /** Where the listing gauge reads from (provider/list_pool.ts, with the drive's turns). */
   countListingsWith(source: () => { building: number; waiting: number }): void;
+  /** Where the connection refusal and cut totals read from (serve.ts's counts). */
+  countServedWith(source: () => ServedCounts): void;
+}
+
+/**
+ * serve.ts's totals of refused and cut connections, restated here: ops code may not import the
+ * composition layer it is mounted by.
+ */
+export interface ServedCounts {
+  refusedFull: number;
+  refusedPerClient: number;
+  lingerCuts: number;
+  slowBodies: number;
+  idleBodies: number;
+  idleConnections: number;
 }
 
 /**
@@ -128,6 +143,36 @@ export function createMetrics(blobs: BlobStore): Metrics {
     registers,
     collect() {
       this.set(connectionSource());
+    },
+  });
+  let servedSource: (() => ServedCounts) | null = null;
+  new Counter({
+    name: "drive_connections_refused_total",
+    help: "Connections refused with a 503 at accept: every slot taken (full), or the client's " +
+      "share of the slots taken (per_client, DRIVE_MAX_CONNECTIONS_PER_CLIENT).",
+    labelNames: ["reason"] as const,
+    registers,
+    collect() {
+      const c = servedSource?.();
+      this.reset();
+      this.inc({ reason: "full" }, c?.refusedFull ?? 0);
+      this.inc({ reason: "per_client" }, c?.refusedPerClient ?? 0);
+    },
+  });
+  new Counter({
+    name: "drive_connections_cut_total",
+    help: "Connections cut by the server's limits: a body not drained after an early answer " +
+      "(linger), sent under the minimum rate (body_rate), idle mid-body (body_idle), or idle " +
+      "before or between requests (idle).",
+    labelNames: ["reason"] as const,
+    registers,
+    collect() {
+      const c = servedSource?.();
+      this.reset();
+      this.inc({ reason: "linger" }, c?.lingerCuts ?? 0);
+      this.inc({ reason: "body_rate" }, c?.slowBodies ?? 0);
+      this.inc({ reason: "body_idle" }, c?.idleBodies ?? 0);
+      this.inc({ reason: "idle" }, c?.idleConnections ?? 0);
     },
   });
   let listingSource = () => ({ building: 0, waiting: 0 });
@@ -214,6 +259,9 @@ export function createMetrics(blobs: BlobStore): Metrics {
     },
     countListingsWith(source) {
       listingSource = source;
+    },
+    countServedWith(source) {
+      servedSource = source;
     },
   };
 }

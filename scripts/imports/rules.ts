@@ -65,6 +65,7 @@ export const PLACEMENT_RULES: readonly { glob: string; placement: Placement; why
   { glob: "kv/*.ts", placement: "stores", why: "KV helpers, keys, error catalog, deps type" },
   { glob: "blobs/**", placement: "stores", why: "byte stores (filesystem, KV)" },
   { glob: "config.ts", placement: "stores", why: "process configuration" },
+  { glob: "config/**", placement: "stores", why: "the rows of the configuration table" },
   // Shared helpers import nothing of the service.
   { glob: "lib/**", placement: "shared", why: "passwords, secrets, mime types" },
 ];

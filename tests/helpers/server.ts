@@ -48,6 +48,7 @@ export async function startTestServer(opts: ServerOptions = {}): Promise<TestSer
     graceMs: 0,
   });
   service.metrics.countConnectionsWith(() => server.connections);
+  service.metrics.countServedWith(() => server.counts);
   const port = server.addr.port;
   const url = `http://127.0.0.1:${port}`;
   // Links the service builds must point at this server.

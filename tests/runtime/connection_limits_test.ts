@@ -255,6 +255,17 @@ Deno.test("connection limits: the connection over the cap is refused at once, an
     assert.match(new TextDecoder().decode(buf.subarray(0, n ?? 0)), /^HTTP\/1\.1 200/);
     closeQuietly(first);
     assert.ok(await healthy(child.port, 5000), `no /healthz answer:\n${child.output()}`);
+    // The refusal is counted where operators look.
+    held.forEach(closeQuietly);
+    await delay(200);
+    const metrics = await (await fetch(`http://127.0.0.1:${child.port}/metrics`)).text();
+    // One client here: the cap it meets first may be its own share (per_client) or the total.
+    const refused = [
+      ...metrics.matchAll(/^drive_connections_refused_total\{reason="\w+"\} (\d+)/gm),
+    ]
+      .reduce((sum, m) => sum + Number(m[1]), 0);
+    assert.ok(refused >= 1, `no refusal counted:\n${metrics}`);
+    assert.match(metrics, /^drive_connections_cut_total\{reason="linger"\} \d+/m);
   } finally {
     held.forEach(closeQuietly);
     await child.stop();
