@@ -18,6 +18,8 @@ export const BINARY_PERMISSIONS = [
   "--allow-env",
   "--allow-read",
   "--allow-write",
+  // statfs: the free space behind DRIVE_KV_RESERVE_BYTES and /readyz's DRIVE_MIN_FREE_BYTES.
+  "--allow-sys=statfs",
 ] as const;
 
 /**
