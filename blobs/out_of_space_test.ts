@@ -155,3 +155,11 @@ Deno.test("isOutOfSpace: the file system's and SQLite's words for a full disk, a
   assert.ok(!isOutOfSpace(new Deno.errors.NotFound("gone")));
   assert.ok(!isOutOfSpace(null));
 });
+
+Deno.test("without the right to look at free space (NotCapable) the reserve is skipped, other failures stand", async () => {
+  const denied = () =>
+    Promise.reject(new Deno.errors.NotCapable('Requires sys access to "statfs"'));
+  await spaceGuard("/data", 1024, denied)(4096);
+  const broken = () => Promise.reject(new Error("EIO"));
+  await assert.rejects(spaceGuard("/data", 1024, broken)(4096), /EIO/);
+});
