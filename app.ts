@@ -9,6 +9,8 @@ import { staticRoutes } from "./api/public/static.ts";
 import type { AdminTokenCheck } from "./kv/identity/admin_token.ts";
 import type { Deps } from "./kv/deps.ts";
 import { providerApp } from "./provider/routes.ts";
+import { DAV_BASE } from "./dav/context.ts";
+import { davApp } from "./dav/routes.ts";
 import type { ListPool } from "./provider/list_pool.ts";
 import { driveLogger } from "./lib/logger.ts";
 import type { Metrics } from "./api/ops/metrics.ts";
@@ -44,6 +46,7 @@ export function createApp(opts: AppOptions): Hono {
   app.route("/admin/api", adminApi(opts, opts.adminToken));
   app.route(PUBLIC_LINKS_BASE, publicLinksApi(opts));
   app.route("/doc-storage/v1", providerApp(opts, opts.lists ?? null));
+  app.route(DAV_BASE, davApp(opts));
   // After the admin API, so /admin/api/* never falls through to the console shell.
   app.route("/", staticRoutes());
   // Hono consults only the root app's notFound, so each area's format is chosen here.

@@ -132,6 +132,15 @@ export const ERROR_CATALOG = {
   ),
   // Document locks (admin)
   LOCK_001: entry(404, "The document has no live lock"),
+  // WebDAV (docs/webdav.md)
+  DAV_001: entry(507, "A resource may hold at most 200 dead properties of 16 KiB each"),
+  DAV_002: entry(400, "The request body is not well-formed XML, or holds a DOCTYPE"),
+  DAV_003: entry(
+    400,
+    "A lock request is malformed: the If or Lock-Token header, Depth or lockinfo",
+  ),
+  DAV_004: entry(412, "No list of the If header matches the resources it names"),
+  DAV_005: entry(409, "The lock token names no lock of this resource"),
   // Users and tenants (admin API and lookups)
   USER_001: entry(404, "No such user"),
   USER_002: entry(409, "accountId is already taken"),

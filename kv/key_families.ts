@@ -181,14 +181,34 @@ export const FAMILIES = {
     value: "LinkAccess",
   },
   link_guess: {
-    owner: "kv/sharing/share_links.ts",
+    owner: "kv/sharing/guess_throttle.ts",
     shape: "[link_guess, shareSeq, client]",
     value: "GuessBudget",
   },
   link_guess_rate: {
-    owner: "kv/sharing/share_links.ts",
+    owner: "kv/sharing/guess_throttle.ts",
     shape: "[link_guess_rate, shareSeq]",
     value: "GuessRate",
+  },
+  dav_guess: {
+    owner: "kv/sharing/guess_throttle.ts",
+    shape: "[dav_guess, account, client]",
+    value: "GuessBudget",
+  },
+  dav_guess_rate: {
+    owner: "kv/sharing/guess_throttle.ts",
+    shape: "[dav_guess_rate, account]",
+    value: "GuessRate",
+  },
+  dav_prop: {
+    owner: "kv/tree/dead_props.ts",
+    shape: "[dav_prop, rs, namespace, localName]",
+    value: "DeadProp",
+  },
+  dav_prop_idx: {
+    owner: "kv/tree/dead_props.ts",
+    shape: "[dav_prop_idx, ownerSeq, rs]",
+    value: "DeadPropMark",
   },
   pins: { owner: "kv/sharing/pins.ts", shape: "[pins, userSeq]", value: "Pin[] (pin order)" },
   pin: { owner: "kv/sharing/pins.ts", shape: "[pin, pinnedFolderSeq]", value: "userSeq" },

@@ -80,6 +80,12 @@ export const linkAccessKey = (accessTokenHash: string) => key("link_access", acc
 export const linkGuessKey = (shareSeq: number, client: string) =>
   key("link_guess", shareSeq, client);
 export const linkGuessRateKey = (shareSeq: number) => key("link_guess_rate", shareSeq);
+export const davGuessKey = (account: string, client: string) => key("dav_guess", account, client);
+export const davGuessRateKey = (account: string) => key("dav_guess_rate", account);
+export const deadPropKey = (rs: number, ns?: string, local?: string) =>
+  key("dav_prop", rs, ...opt(ns), ...opt(local));
+export const deadPropIndexKey = (ownerSeq: number, rs?: number) =>
+  key("dav_prop_idx", ownerSeq, ...opt(rs));
 export const pinsKey = (userSeq: number) => key("pins", userSeq);
 export const pinKey = (pinnedFolderSeq: number) => key("pin", pinnedFolderSeq);
 export const outboxKey = (createdAt?: number, id?: string) =>

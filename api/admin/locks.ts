@@ -1,6 +1,7 @@
 /**
- * Admin API: current document locks (editor leases and storage-provider locks alike) and the
- * administrator's force-release, which is recorded with who released it.
+ * Admin API: current document locks (editor leases, storage-provider and WebDAV locks alike, each
+ * with the surface that took it) and the administrator's force-release, which is recorded with
+ * who released it (a WebDAV record's shared locks are released together).
  */
 import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
@@ -9,6 +10,7 @@ import {
   forceReleaseLock,
   listLockReleases,
   listLocks,
+  liveDavLocks,
   type Lock,
   type LockRelease,
 } from "../../kv/tree/locks.ts";
@@ -44,6 +46,18 @@ async function lockView(kv: Deno.Kv, lock: Lock): Promise<DocumentLock> {
     holder: lock.holder,
     lockedAt: toIso(lock.lockedAt),
     expiresAt: lock.expiresAt === null ? null : toIso(lock.expiresAt),
+    webdav: davSummary(lock),
+  };
+}
+
+/** Scope, depth and count of a WebDAV record's live locks (null for the other surfaces). */
+function davSummary(lock: Lock): DocumentLock["webdav"] {
+  const dav = liveDavLocks(lock);
+  if (lock.source !== "webdav" || dav.length === 0) return null;
+  return {
+    scope: dav[0].scope,
+    depth: dav.some((l) => l.depth === "infinity") ? "infinity" : "0",
+    count: dav.length,
   };
 }
 
@@ -65,7 +79,7 @@ export function locksAdminApi(d: Deps) {
       "/locks",
       lockOp(
         "listLocks",
-        "List every live document lock (editor leases and storage provider locks)",
+        "List every live document lock (editor leases, storage provider and WebDAV locks)",
       ),
       {
         responses: {

@@ -45,7 +45,7 @@ const downloadRoute = route(
   {
     summary: "Download a stored version of a file (Range, ETag/If-None-Match as a download)",
     description:
-      "Needs the download permission on shared files. The ETag is the version's SHA-256.",
+      "Needs the download permission on shared files. The ETag is the first 32 hex digits of the version's SHA-256.",
     request: { params: VersionParams, query: SsQuery },
     responses: {
       200: {

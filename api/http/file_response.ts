@@ -1,7 +1,7 @@
 /**
- * Sends a stored file's bytes over HTTP: strong ETag from the content hash, If-None-Match (304),
- * single byte ranges (206, 416), exact Content-Length, streamed from the blob store. Used by
- * download, token download and view.
+ * Sends a stored file's bytes over HTTP: strong ETag from the content hash, If-None-Match and
+ * If-Modified-Since (304), single byte ranges (206, 416), exact Content-Length, streamed from the
+ * blob store. Used by download, token download and view, and by WebDAV's GET (dav/get.ts).
  */
 import type { Context } from "hono";
 import { BlobNotFoundError, type ByteRange } from "../../blobs/store.ts";
@@ -9,6 +9,7 @@ import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import { getResource, type Resource } from "../../kv/tree/resources.ts";
 import { contentDisposition } from "./content_disposition.ts";
+import { contentEtag } from "../../lib/etag.ts";
 import { errorEnvelope } from "./envelope.ts";
 
 /** Keeps a rendition from running script or loading anything, should a browser render it. */
@@ -39,7 +40,7 @@ function parseRange(header: string | undefined, size: number): RangeRequest {
   return { kind: "partial", range: { start, end: Math.min(last, size - 1) } };
 }
 
-const etagOf = (file: Resource) => `"${file.sha256}"`;
+const etagOf = (file: Resource) => contentEtag(file.sha256!);
 
 /** If-None-Match uses the weak comparison: W/"x" matches "x". */
 function matchesAny(header: string, etag: string): boolean {
@@ -78,6 +79,12 @@ export async function sendFile(
   });
   const ifNoneMatch = c.req.header("if-none-match");
   if (ifNoneMatch && matchesAny(ifNoneMatch, etag)) {
+    return new Response(null, { status: 304, headers });
+  }
+  // RFC 9110 13.1.3: If-Modified-Since counts only without If-None-Match. HTTP dates have whole
+  // seconds, so the file is unmodified when its time, cut to the second, is not later.
+  const since = ifNoneMatch ? NaN : Date.parse(c.req.header("if-modified-since") ?? "");
+  if (!Number.isNaN(since) && Math.floor(file.updatedAt / 1000) * 1000 <= since) {
     return new Response(null, { status: 304, headers });
   }
   headers.set("content-type", opts.contentType ?? file.mime ?? "application/octet-stream");

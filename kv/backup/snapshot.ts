@@ -21,6 +21,8 @@ import { DatabaseSync } from "node:sqlite";
 import { serialize } from "node:v8";
 import { type Config, kvLocation } from "../../config.ts";
 import {
+  davGuessKey,
+  davGuessRateKey,
   downloadTokenKey,
   jtiKey,
   linkAccessKey,
@@ -28,7 +30,7 @@ import {
   linkGuessRateKey,
   lockKey,
 } from "../keys.ts";
-import { FORGET_AFTER_MS } from "../sharing/share_links.ts";
+import { FORGET_AFTER_MS } from "../sharing/guess_throttle.ts";
 import { BackupError, isSkippedKey, type SnapshotMode } from "./format.ts";
 
 export interface SnapshotEntry {
@@ -189,10 +191,13 @@ const EXPIRY_FROM_VALUE: ReadonlyMap<Deno.KvKeyPart, (v: Record<string, number>)
     [lockKey()[0], (v) => (typeof v.expiresAt === "number" ? v.expiresAt + 60_000 : null)],
     [downloadTokenKey("")[0], (v) => v.expiresAt],
     [linkAccessKey("")[0], (v) => v.expiresAt],
-    // kv/sharing/share_links.ts: a client's budget is forgotten an hour after its last try, the
+    // kv/sharing/guess_throttle.ts: a client's budget is forgotten an hour after its last try, the
     // per-link rate two minutes after its minute.
     [linkGuessKey(0, "")[0], (v) => v.lastTryAt + FORGET_AFTER_MS],
     [linkGuessRateKey(0)[0], (v) => (v.minute + 2) * 60_000],
+    // kv/sharing/guess_throttle.ts: the same throttle for WebDAV sign-in.
+    [davGuessKey("", "")[0], (v) => v.lastTryAt + FORGET_AFTER_MS],
+    [davGuessRateKey("")[0], (v) => (v.minute + 2) * 60_000],
   ]);
 
 export function expiryFromValue(key: Deno.KvKey, value: unknown): number | null {

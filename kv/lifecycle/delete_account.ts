@@ -9,6 +9,7 @@
  * one commit removes the usage record, the user's records and the job. A crash anywhere leaves the
  * job recorded and a consistent, smaller drive: the same call (or the retention job) finishes it.
  */
+import { dropDeadProps } from "../tree/dead_props.ts";
 import { commit, commitWithRetry, CONFLICT } from "../db.ts";
 import type { Deps } from "../deps.ts";
 import { fail } from "../errors.ts";
@@ -180,6 +181,7 @@ async function deletePage(
     return (await commit(op)) === true ? { deleted, freedBytes: freed } : CONFLICT;
   });
   await deleteBlobs(d, blobIds, "user deletion");
+  await dropDeadProps(d.kv, ownerSeq, outcome.deleted);
   return outcome;
 }
 

@@ -2,9 +2,7 @@
  * Share links (ORG_LINK, PUBLIC_LINK): resolving a token, the API-key lookup, and anonymous
  * access through the public link page.
  *   ["link_access", sha256(accessToken)]  -> LinkAccess  (after a correct password, ~1 h)
- *   ["link_guess", shareSeq, client]      -> GuessBudget (one client's password tries; a try is
- *                                                        counted before the check)
- *   ["link_guess_rate", shareSeq]         -> GuessRate   (wrong passwords a minute, all clients)
+ *   ["link_guess", ...], ["link_guess_rate", ...]: the password throttle, guess_throttle.ts
  * A token resolves only while its share exists, is still a link type and has not expired, and
  * while its owner and the owner's tenant are enabled (LINK_005 otherwise; the link comes back
  * when an administrator enables them).
@@ -18,7 +16,6 @@ import {
   NO_PERMISSIONS,
   type Permissions,
 } from "./authorize.ts";
-import { commit, commitWithRetry, CONFLICT } from "../db.ts";
 import { fail } from "../errors.ts";
 import { verifyPassword } from "../../lib/passwords.ts";
 import { loadPath, type Resource } from "../tree/resources.ts";
@@ -35,7 +32,18 @@ import {
   type Share,
   type ShareFlags,
 } from "./shares.ts";
-import { linkAccessKey, linkGuessKey, linkGuessRateKey, shareLinkKey } from "../keys.ts";
+import { linkAccessKey, shareLinkKey } from "../keys.ts";
+import { clearTries, countWrongGuess, guessRetryAfter, takeTry } from "./guess_throttle.ts";
+// The throttle is shared with WebDAV sign-in (kv/sharing/guess_throttle.ts); its figures are
+// re-exported for the callers and tests that name them here.
+export {
+  BUSY_FIRST_DELAY_MS,
+  FORGET_AFTER_MS,
+  FREE_WRONG_PASSWORDS,
+  guessDelayMs,
+  LINK_CEILING_PER_MINUTE,
+  MAX_DELAY_MS,
+} from "./guess_throttle.ts";
 
 const LINK_ACCESS_TTL_MS = 60 * 60 * 1000;
 
@@ -144,153 +152,6 @@ export async function requireLinkAccess(
   return link;
 }
 
-// ---------------------------------------------------------------- password guessing
-//
-// Throttle the guesser, not the link. Each client (an IP address, or an IPv6 /64, named by the
-// edge) has its own budget per link: FREE_WRONG_PASSWORDS tries, then a wait that doubles from
-// FIRST_DELAY_MS up to MAX_DELAY_MS; a right password clears it. So whoever floods a link with
-// wrong passwords locks out only themselves.
-//
-// Across all clients a link has a ceiling, LINK_CEILING_PER_MINUTE wrong passwords a minute.
-// Above it the link is "busy": every client's budget tightens (no free tries; each wrong password
-// costs a wait from BUSY_FIRST_DELAY_MS, doubling), which slows guessing from many addresses.
-// The ceiling deliberately never refuses a try by itself: a client that has not guessed wrong
-// still gets its try at once and a right password still opens the link. A global refusal is
-// what an attacker could keep triggering forever to lock the rightful visitor out, so a busy
-// link costs a visitor at most the wait after their own typo (BUSY_FIRST_DELAY_MS).
-//
-// Both live in KV, so every process of the service shares them. expireIn removes the records
-// only lazily, so each also carries its own timestamps and a stale one is read as absent.
-
-/** Wrong passwords a client may try at once before it must wait. */
-export const FREE_WRONG_PASSWORDS = 5;
-/** The wait after the last free try; each further wrong password doubles it. */
-const FIRST_DELAY_MS = 1000;
-/** The longest a client ever waits between two tries. */
-export const MAX_DELAY_MS = 15 * 60 * 1000;
-/** A budget with no try for this long starts over (longer than MAX_DELAY_MS, so waiting out the
- * longest delay does not earn new free tries). */
-export const FORGET_AFTER_MS = 60 * 60 * 1000;
-/** Wrong passwords a minute for one link, over all clients, above which the link is busy. */
-export const LINK_CEILING_PER_MINUTE = 100;
-/** On a busy link, the wait after a client's first wrong password; it doubles from there. */
-export const BUSY_FIRST_DELAY_MS = 5000;
-
-const MINUTE_MS = 60_000;
-
-/** One client's password tries on one link. */
-interface GuessBudget {
-  /** Tries taken and not cleared by a right password (wrong ones, and any still being checked). */
-  tries: number;
-  /** No further try before this time (ms since the epoch). */
-  blockedUntil: number;
-  /** When the last try was taken; FORGET_AFTER_MS later the budget is fresh again. */
-  lastTryAt: number;
-}
-
-/** Wrong passwords for one link in the current and the previous minute, all clients. */
-interface GuessRate {
-  /** The current minute (ms since the epoch / 60 000). */
-  minute: number;
-  count: number;
-  /** The count of minute - 1. */
-  previous: number;
-}
-
-/** How long a client must wait after its `tries`-th try, in ms. */
-export function guessDelayMs(tries: number, busy: boolean): number {
-  const normal = tries < FREE_WRONG_PASSWORDS
-    ? 0
-    : FIRST_DELAY_MS * 2 ** (tries - FREE_WRONG_PASSWORDS);
-  const delay = busy ? Math.max(normal, BUSY_FIRST_DELAY_MS * 2 ** (tries - 1)) : normal;
-  return Math.min(delay, MAX_DELAY_MS);
-}
-
-const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
-
-function liveBudget(entry: Deno.KvEntryMaybe<GuessBudget>, now: number): GuessBudget | null {
-  return entry.value && now < entry.value.lastTryAt + FORGET_AFTER_MS ? entry.value : null;
-}
-
-/** The rate record moved on to `minute` (counts of minutes that passed dropped). */
-function rateAt(rate: GuessRate | null, minute: number): GuessRate {
-  if (rate?.minute === minute) return rate;
-  if (rate?.minute === minute - 1) return { minute, count: 0, previous: rate.count };
-  return { minute, count: 0, previous: 0 };
-}
-
-/** Wrong passwords for the link in the last 60 s, estimated from two fixed minutes. */
-async function linkIsBusy(kv: Deno.Kv, shareSeq: number, now: number): Promise<boolean> {
-  const minute = Math.floor(now / MINUTE_MS);
-  const rate = rateAt((await kv.get<GuessRate>(linkGuessRateKey(shareSeq))).value, minute);
-  const elapsed = (now - minute * MINUTE_MS) / MINUTE_MS;
-  return rate.count + rate.previous * (1 - elapsed) >= LINK_CEILING_PER_MINUTE;
-}
-
-/** Seconds until `client` may try another password on this link, or 0. */
-export async function passwordRetryAfter(
-  kv: Deno.Kv,
-  shareSeq: number,
-  client: string,
-): Promise<number> {
-  const now = Date.now();
-  const budget = liveBudget(await kv.get<GuessBudget>(linkGuessKey(shareSeq, client)), now);
-  return budget && now < budget.blockedUntil ? seconds(budget.blockedUntil - now) : 0;
-}
-
-/**
- * Takes one try from the client's budget before the password is checked, as if it were wrong,
- * so requests arriving together cannot all pass a check made before any of them was counted.
- * Returns the seconds to wait when the client must wait (nothing taken), or 0.
- */
-async function takeTry(kv: Deno.Kv, shareSeq: number, client: string): Promise<number> {
-  const busy = await linkIsBusy(kv, shareSeq, Date.now());
-  return commitWithRetry(async () => {
-    const key = linkGuessKey(shareSeq, client);
-    const cur = await kv.get<GuessBudget>(key);
-    const now = Date.now();
-    const budget = liveBudget(cur, now);
-    if (budget && now < budget.blockedUntil) return seconds(budget.blockedUntil - now);
-    const tries = (budget?.tries ?? 0) + 1;
-    const next: GuessBudget = {
-      tries,
-      blockedUntil: now + guessDelayMs(tries, busy),
-      lastTryAt: now,
-    };
-    const op = kv.atomic().check(cur).set(key, next, { expireIn: FORGET_AFTER_MS });
-    return (await commit(op)) === true ? 0 : CONFLICT;
-  });
-}
-
-/** A right password: the client's budget starts over. */
-async function clearTries(kv: Deno.Kv, shareSeq: number, client: string): Promise<void> {
-  await kv.delete(linkGuessKey(shareSeq, client));
-}
-
-class RateNotCounted extends Error {}
-
-/**
- * Counts a wrong password towards the link's ceiling. The count only decides whether the link
- * is busy, so under contention so heavy that the retries run out it is dropped rather than
- * turning the visitor's LINK_001 into another error.
- */
-async function countWrongPassword(kv: Deno.Kv, shareSeq: number): Promise<void> {
-  const key = linkGuessRateKey(shareSeq);
-  try {
-    await commitWithRetry(async () => {
-      const cur = await kv.get<GuessRate>(key);
-      const rate = rateAt(cur.value, Math.floor(Date.now() / MINUTE_MS));
-      const next: GuessRate = { ...rate, count: rate.count + 1 };
-      const op = kv.atomic().check(cur).set(key, next, { expireIn: 2 * MINUTE_MS });
-      return (await commit(op)) === true ? undefined : CONFLICT;
-    }, () => {
-      throw new RateNotCounted();
-    });
-  } catch (err) {
-    if (!(err instanceof RateNotCounted)) throw err;
-  }
-}
-
 /**
  * Trades the link password for an access token. `client` names who is asking (the edge derives
  * it from the peer address, see api/http/client_address.ts). The caller checks
@@ -308,13 +169,13 @@ export async function grantLinkAccess(
     fail("LINK_003", "Open this link signed in as a member of the owner's organization");
   }
   if (share.passwordHash !== null) {
-    const retryAfter = await takeTry(kv, share.shareSeq, client);
+    const retryAfter = await takeTry(kv, linkSubject(share.shareSeq), client);
     if (retryAfter > 0) return { retryAfter };
     if (!(await verifyPassword(password, share.passwordHash))) {
-      await countWrongPassword(kv, share.shareSeq);
+      await countWrongGuess(kv, linkSubject(share.shareSeq));
       fail("LINK_001", "Wrong password for this link", "password");
     }
-    await clearTries(kv, share.shareSeq, client);
+    await clearTries(kv, linkSubject(share.shareSeq), client);
   }
   const accessToken = randomToken(32);
   const expiresAt = Date.now() + LINK_ACCESS_TTL_MS;
@@ -344,4 +205,11 @@ export async function resourceInLink(
   }
   // The path from the shared root down to the resource.
   return { resource: loaded.path[0], path: loaded.path.slice(0, inside + 1).reverse() };
+}
+
+const linkSubject = (shareSeq: number) => ({ kind: "link" as const, shareSeq });
+
+/** Seconds until `client` may try another password on this link, or 0. */
+export function passwordRetryAfter(kv: Deno.Kv, shareSeq: number, client: string): Promise<number> {
+  return guessRetryAfter(kv, linkSubject(shareSeq), client);
 }

@@ -16,6 +16,7 @@ import type { Deps } from "../deps.ts";
 import { type ErrorCode, fail } from "../errors.ts";
 import { requireUser, type User } from "../identity/users.ts";
 import { assertNotLockedByOther, type LockOwner } from "./locks.ts";
+import { readInheritedLockGuard } from "./dav_locks.ts";
 import {
   newResource,
   type NotFound,
@@ -159,8 +160,17 @@ export function storeGeneratedFile(
 /** Copies a file (its current content) into a folder of `destOwnerSeq`'s drive, charging that user. */
 export async function copyFile(
   d: Deps,
-  input: { rs: number; destOwnerSeq: number; destParentRs: number | null; actorSeq: number },
+  input: {
+    rs: number;
+    destOwnerSeq: number;
+    destParentRs: number | null;
+    actorSeq: number;
+    /** The copy's name (WebDAV's COPY names it); default the source's, "name (n)" when taken. */
+    name?: string;
+    onConflict?: OnNameConflict;
+  },
 ): Promise<Resource> {
+  const name = input.name === undefined ? undefined : validateName(input.name, "name");
   let owner: User | null = null;
   let copied: { src: Resource; blobId: string } | null = null;
   // The source's content may be replaced (its old blob deleted) while it is copied: copy the
@@ -189,9 +199,9 @@ export async function copyFile(
   return commitNewFile(d, {
     owner: owner!,
     parentRs: input.destParentRs,
-    name: copied.src.name,
+    name: name ?? copied.src.name,
     actorSeq: input.actorSeq,
-    onConflict: "rename",
+    onConflict: input.onConflict ?? "rename",
     quotaCode: "RESOURCE_015",
     reason: "copy",
     blob: { blobId: copied.blobId, size: copied.src.size, sha256: copied.src.sha256! },
@@ -269,6 +279,8 @@ export async function putContent(d: Deps, input: PutContentInput): Promise<Resou
     fail("RESOURCE_006", `Resource ${input.rs} is a folder`, "rs");
   }
   assertNotLockedByOther(before.lock.value, input.lockOwner);
+  // A WebDAV depth-infinity lock on a folder above counts too; refused before the bytes stream.
+  await readInheritedLockGuard(d.kv, before.cur.value, input.lockOwner);
   const owner = await requireUser(d.kv, before.cur.value.ownerSeq);
   const free = await freeQuota(d, owner.userSeq);
   const credit = input.mode === "overwrite" ? before.cur.value.size : 0;
@@ -281,6 +293,7 @@ export async function putContent(d: Deps, input: PutContentInput): Promise<Resou
         readUsageEntry(d.kv, owner.userSeq),
       ]);
       assertNotLockedByOther(lock.value, input.lockOwner);
+      const inherited = await readInheritedLockGuard(d.kv, cur.value, input.lockOwner);
       const now = Date.now();
       const next: Resource = {
         ...cur.value,
@@ -291,7 +304,7 @@ export async function putContent(d: Deps, input: PutContentInput): Promise<Resou
         updatedAt: Math.max(now, cur.value.updatedAt + 1),
         updatedBy: input.actorSeq,
       };
-      const op = d.kv.atomic().check(cur, lock);
+      const op = d.kv.atomic().check(cur, lock, ...inherited);
       const delta = blob.size - (input.mode === "overwrite" ? cur.value.size : 0);
       chargeUsage(op, usage, owner.userSeq, delta, owner.quotaBytes, input.quotaCode);
       writeResource(op, cur.value, next, input.actorSeq);

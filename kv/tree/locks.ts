@@ -1,6 +1,8 @@
 /**
- * Document locks: one record per document, shared by the storage provider protocol and the
- * editor-session (web-office) endpoints, so each sees the other's lock. Keys (kv/keys.ts): lock,
+ * Document locks: one record per document, shared by the storage provider protocol, the
+ * editor-session (web-office) endpoints and WebDAV (kv/tree/dav_locks.ts), so each sees the
+ * others' locks. A WebDAV record may hold several shared locks (`dav`); its `owner` never equals
+ * another surface's owner string, so every other surface's check refuses it. Keys (kv/keys.ts): lock,
  * lock_owner (index: the owner's locked documents), lock_stamp (rewritten by every new lock of
  * the owner's), lock_release (administrators' releases).
  * Provider locks follow the protocol's table (no expiry). Editor locks are leases with
@@ -13,31 +15,31 @@ import { lockKey, lockReleaseKey, lockStampKey, ownerLockKey } from "../keys.ts"
 import { fail } from "../errors.ts";
 import { getResourceEntry, MAX_DEPTH, type Resource } from "./resources.ts";
 import { eventActor } from "../events/actor.ts";
+import { coversBelow, isLive, type Lock, lockEntriesOf } from "./lock_record.ts";
 import { appendEvent, eventResource } from "../events/log.ts";
 
-export interface Lock {
-  rs: number;
-  /** The document owner's seq (absent on locks written before it was recorded). */
-  ownerSeq?: number;
-  /** Opaque owner string; equality decides who may unlock. */
-  owner: string;
-  source: "provider" | "office";
-  /** Adapter name (provider) or user seq (office), for display. */
-  holder: string;
-  lockedAt: number;
-  /** null: no lease (provider locks). */
-  expiresAt: number | null;
-}
+export { type DavLock, isLive, liveDavLocks, type Lock } from "./lock_record.ts";
+
+// lock_stamp (per owner) changes whenever one of the owner's documents is locked, and lock_owner
+// indexes those documents: folder operations read both (kv/tree/folder_lock_guard.ts), so a lock
+// taken meanwhile sends them round again; an index entry whose lock is gone is dropped there.
 
 /**
- * Changes whenever a lock is taken on one of the owner's documents. Folder operations check it
- * in their commit (see readFolderLockGuard, kv/tree/folder_lock_guard.ts), so a lock taken meanwhile sends them round again.
+ * Adds to `op` writing a document's lock record (kv/tree/dav_locks.ts writes WebDAV records
+ * through this, the one owner of these keys). `takenAt`: a lock was taken, so the owner's lock
+ * stamp and index entry are written too (the folder guard reads them).
  */
-/**
- * The documents of one owner that were locked, so a folder change reads that owner's locks
- * only. Written with every lock; an entry whose lock is gone (released, lease run out) is
- * dropped when readFolderLockGuard meets it.
- */
+export function writeLockRecord(op: Deno.AtomicOperation, lock: Lock, takenAt?: number) {
+  op.set(lockKey(lock.rs), lock);
+  if (takenAt !== undefined && lock.ownerSeq !== undefined) {
+    op.set(lockStampKey(lock.ownerSeq), takenAt).set(ownerLockKey(lock.ownerSeq, lock.rs), true);
+  }
+}
+
+/** Adds to `op` deleting a document's lock record (its owner index entry is dropped lazily). */
+export function deleteLockRecord(op: Deno.AtomicOperation, resourceSeq: number) {
+  op.delete(lockKey(resourceSeq));
+}
 
 /** Adds to `op` the removal of a document's lock and its owner index entry (a purged file). */
 export function dropLock(op: Deno.AtomicOperation, ownerSeq: number, resourceSeq: number) {
@@ -47,10 +49,6 @@ export function dropLock(op: Deno.AtomicOperation, ownerSeq: number, resourceSeq
 /** Adds to `op` removing a deleted owner's lock stamp (their documents are all gone). */
 export function dropLockStamp(op: Deno.AtomicOperation, ownerSeq: number) {
   op.delete(lockStampKey(ownerSeq));
-}
-
-export function isLive(lock: Lock | null, now = Date.now()): lock is Lock {
-  return lock !== null && (lock.expiresAt === null || lock.expiresAt > now);
 }
 
 /** The live lock of a document, or null. */
@@ -143,6 +141,11 @@ export function acquireLock(
     if (ancestors.some((e) => e.value?.trashedAt != null)) {
       fail("RESOURCE_002", `File ${input.rs} is in a folder in the trash`);
     }
+    // A WebDAV depth-infinity lock on a folder above locks the document too (checked in the
+    // commit: a folder lock taken meanwhile sends this round again).
+    const above = await lockEntriesOf(kv, ancestors.map((e) => e.key[1] as number));
+    const cover = above.find((e) => coversBelow(e.value));
+    if (cover) fail("RESOURCE_010", `The document is locked by ${cover.value!.holder}`);
     const now = Date.now();
     const lock: Lock = {
       rs: input.rs,
@@ -155,7 +158,7 @@ export function acquireLock(
     };
     // No expireIn: an ended lease stays until releaseExpiredLocks (or the next lock) reports
     // its end with an `unlocked` event; KV deleting it silently would leave no trace.
-    const op = kv.atomic().check(res, cur, ...ancestors).set(lockKey(input.rs), lock)
+    const op = kv.atomic().check(res, cur, ...ancestors, ...above).set(lockKey(input.rs), lock)
       .set(lockStampKey(res.value.ownerSeq), now)
       .set(ownerLockKey(res.value.ownerSeq, input.rs), true);
     if (cur.value && !isLive(cur.value)) {
@@ -301,10 +304,10 @@ export async function releaseAdapterLocks(kv: Deno.Kv, adapter: string): Promise
 }
 
 /** Why a lock ended, in its `unlocked` event's `detail.reason`. */
-type UnlockReason = "released" | "admin" | "adapter_removed" | "expired";
+export type UnlockReason = "released" | "admin" | "adapter_removed" | "expired";
 
 /** Adds to `op` a lock event of `resource` (kv/events/log.ts). */
-function appendLockEvent(
+export function appendLockEvent(
   op: Deno.AtomicOperation,
   kind: "locked" | "unlocked",
   resource: Resource,

@@ -9,7 +9,7 @@ import type { Deps } from "../deps.ts";
 import { type ErrorCode, fail } from "../errors.ts";
 import { requireUser } from "../identity/users.ts";
 import { shareByResKey } from "../keys.ts";
-import { assertNotLockedByOther } from "./locks.ts";
+import { assertNotLockedByOther, type LockOwner } from "./locks.ts";
 import {
   folderLockGuard,
   type OnNameConflict,
@@ -38,7 +38,7 @@ export function renameResource(
     onConflict: OnNameConflict;
     actorSeq: number;
     field?: string;
-    lockOwner?: string | null;
+    lockOwner?: LockOwner;
   },
 ): Promise<Resource> {
   const name = validateName(input.name, input.field ?? "rn");
@@ -76,7 +76,14 @@ export function renameResource(
  */
 export function moveResource(
   d: Deps,
-  input: { rs: number; destParentRs: number | null; actorSeq: number; onConflict?: OnNameConflict },
+  input: {
+    rs: number;
+    destParentRs: number | null;
+    actorSeq: number;
+    onConflict?: OnNameConflict;
+    /** Who is moving, for the lock check (WebDAV: the locks whose tokens were submitted). */
+    lockOwner?: LockOwner;
+  },
 ): Promise<Resource> {
   const onConflict = input.onConflict ?? "fail";
   return commitWithRetry(async () => {
@@ -84,7 +91,7 @@ export function moveResource(
       "RESOURCE_002",
       `No file or folder with seq ${input.rs}`,
     ]);
-    assertNotLockedByOther(lock.value, null);
+    assertNotLockedByOther(lock.value, input.lockOwner ?? null);
     const op = d.kv.atomic().check(cur, lock);
     let depth = 0;
     if (input.destParentRs !== null) {
@@ -117,7 +124,7 @@ export function moveResource(
         "pfs",
       );
     }
-    op.check(...await folderLockGuard(d, cur.value, null));
+    op.check(...await folderLockGuard(d, cur.value, input.lockOwner ?? null));
     const next: Resource = {
       ...cur.value,
       parentRs: input.destParentRs,
@@ -177,6 +184,8 @@ export async function moveFileToDrive(
     destParentRs: number | null;
     actorSeq: number;
     onConflict?: OnNameConflict;
+    /** Who is moving, for the lock check (WebDAV: the locks whose tokens were submitted). */
+    lockOwner?: LockOwner;
   },
 ): Promise<Resource> {
   const onConflict = input.onConflict ?? "fail";
@@ -192,7 +201,7 @@ export async function moveFileToDrive(
       fail("RESOURCE_017", "Only files can move to another user's drive; copy a folder instead");
     }
     // An open editor session writes back to this file; it must not change hands under it.
-    assertNotLockedByOther(lock.value, null);
+    assertNotLockedByOther(lock.value, input.lockOwner ?? null);
     const [dest, versions, srcUsage, destUsage, ownShare] = await Promise.all([
       requireFolderEntry(d.kv, destOwner.userSeq, input.destParentRs),
       listVersions(d.kv, input.rs),
@@ -235,7 +244,7 @@ export async function moveFileToDrive(
  */
 export function trashResource(
   d: Deps,
-  input: { rs: number; actorSeq: number; notFound?: ErrorCode; lockOwner?: string | null },
+  input: { rs: number; actorSeq: number; notFound?: ErrorCode; lockOwner?: LockOwner },
 ): Promise<Resource> {
   return commitWithRetry(async () => {
     const { cur, lock } = await readLiveEntries(d, input.rs, [

@@ -8,6 +8,7 @@
  * their folder), so an interrupted purge leaves a smaller, still-consistent trashed tree that
  * a repeated purge finishes. Blobs are deleted after the commit that drops their versions.
  */
+import { dropDeadProps } from "./dead_props.ts";
 import { commit, commitWithRetry, CONFLICT } from "../db.ts";
 import type { Deps } from "../deps.ts";
 import { fail } from "../errors.ts";
@@ -268,6 +269,7 @@ async function purgeBatch(
   listed: Set<number>,
 ): Promise<{ count: number; deleted: number; freedBytes: number }> {
   let blobIds: string[] = [];
+  let dropped: number[] = [];
   const outcome = await commitWithRetry(async () => {
     const [entries, usage] = await Promise.all([
       getResourceEntries(d.kv, seqs),
@@ -282,6 +284,7 @@ async function purgeBatch(
     let freed = 0;
     blobIds = [];
     const deleting = new Set<number>();
+    dropped = [];
     for (const entry of entries) {
       let r = await inTree(entry.value) ? entry.value : null;
       if (r?.type === "FOLDER" && await hasChildOutside(d.kv, r, deleting)) r = null;
@@ -298,6 +301,7 @@ async function purgeBatch(
       op.check(entry);
       freed += dropResource(op, r, versions, actorSeq, blobIds);
       deleting.add(r.rs);
+      dropped.push(r.rs);
       if (r.rs === topRs) op.delete(purgeMarkerKey(r.rs));
       deleted++;
     }
@@ -305,5 +309,7 @@ async function purgeBatch(
     return (await commit(op)) === true ? { count, deleted, freedBytes: freed } : CONFLICT;
   });
   await deleteBlobs(d, blobIds, "purge");
+  // WebDAV dead properties of what the commit deleted (kept apart: the commit's budget is full).
+  await dropDeadProps(d.kv, ownerSeq, dropped);
   return outcome;
 }

@@ -41,6 +41,7 @@ export const PLACEMENT_RULES: readonly { glob: string; placement: Placement; why
   },
   { glob: "api/**", placement: "edges", why: "drive, admin and public HTTP APIs" },
   { glob: "provider/**", placement: "edges", why: "storage provider protocol edge" },
+  { glob: "dav/**", placement: "edges", why: "WebDAV edge (docs/webdav.md)" },
   { glob: "ui/**", placement: "edges", why: "browser code and its build" },
   // The domain: what the service knows about identities, the file tree and sharing.
   {
@@ -138,7 +139,7 @@ export const NOT_ROUTE_MODULES: readonly string[] = [
  * Separate edge areas. Both are edges, but the drive API and the provider protocol evolve on
  * their own; code they share belongs in the domain or lib/.
  */
-export const SEPARATE_EDGE_AREAS: readonly string[] = ["api/", "provider/"];
+export const SEPARATE_EDGE_AREAS: readonly string[] = ["api/", "provider/", "dav/"];
 
 /** Imports across SEPARATE_EDGE_AREAS that are intended, each with its reason. */
 export const EDGE_AREA_ALLOWED: readonly { from: string; to: string; why: string }[] = [
@@ -146,6 +147,17 @@ export const EDGE_AREA_ALLOWED: readonly { from: string; to: string; why: string
     from: "api/admin/adapters.ts",
     to: "provider/host/client.ts",
     why: "the admin adapter connection test calls the adapter's host through the protocol client",
+  },
+  {
+    from: "dav/get.ts",
+    to: "api/http/file_response.ts",
+    why: "a WebDAV GET sends a file exactly as the API download does: one ETag, Range and 304 rule",
+  },
+  {
+    from: "dav/auth.ts",
+    to: "api/http/client_address.ts",
+    why:
+      "the sign-in throttle names the client as the link-password throttle does (trusted proxies)",
   },
 ];
 

@@ -20,7 +20,7 @@ forEachBlobStore("download: bytes, headers, ETag and If-None-Match", async (serv
   assert.equal(res.headers.get("accept-ranges"), "bytes");
   assert.equal(res.headers.get("x-content-type-options"), "nosniff");
   const etag = res.headers.get("etag");
-  assert.equal(etag, `"${createHash("sha256").update(bytes).digest("hex")}"`);
+  assert.equal(etag, `"${createHash("sha256").update(bytes).digest("hex").slice(0, 32)}"`);
   assert.deepEqual(new Uint8Array(await res.arrayBuffer()), bytes);
 
   const cached = await alice.fetch(`/files/${rs}/download`, {

@@ -64,7 +64,7 @@ forEachBlobStore("versions: download a stored version with ETag, Range and 304",
 
   const res = await alice.fetch(`/files/${rs}/versions/1/download`);
   assert.equal(res.status, 200);
-  assert.equal(res.headers.get("etag"), `"${sha(v1)}"`);
+  assert.equal(res.headers.get("etag"), `"${sha(v1).slice(0, 32)}"`);
   assert.equal(res.headers.get("content-length"), String(v1.byteLength));
   assert.equal(res.headers.get("content-disposition"), 'attachment; filename="data.bin"');
   assert.equal(res.headers.get("accept-ranges"), "bytes");
@@ -81,7 +81,7 @@ forEachBlobStore("versions: download a stored version with ETag, Range and 304",
   assert.deepEqual(new Uint8Array(await part.arrayBuffer()), v1.slice(100_000, 100_010));
 
   const cached = await alice.fetch(`/files/${rs}/versions/1/download`, {
-    headers: { "if-none-match": `"${sha(v1)}"` },
+    headers: { "if-none-match": `"${sha(v1).slice(0, 32)}"` },
   });
   assert.equal(cached.status, 304);
   await cached.body?.cancel();

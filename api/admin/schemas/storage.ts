@@ -32,11 +32,18 @@ export const DocumentLockSchema = z.object({
   resourceName: z.string().nullable().describe("Its name; null when the document is gone"),
   ownerSeq: z.number().int().nullable().describe("The document's owner; null when it is gone"),
   owner: z.string().describe("Who holds the lock, as the holder named itself"),
-  source: z.enum(["provider", "office"]).describe(
-    "provider: a storage provider lock; office: an editor lease",
+  source: z.enum(["provider", "office", "webdav"]).describe(
+    "The surface that took it. provider: a storage provider lock; office: an editor lease; " +
+      "webdav: WebDAV lock(s), one exclusive or several shared",
   ),
-  /** Adapter name (provider) or user seq (office). */
-  holder: z.string().describe("Adapter name (provider) or user seq (office)"),
+  /** Adapter name (provider), user seq (office) or account id (webdav). */
+  holder: z.string().describe("Adapter name (provider), user seq (office) or account id (webdav)"),
+  /** WebDAV only: how many locks the record holds and their scope and depth. */
+  webdav: z.object({
+    scope: z.enum(["exclusive", "shared"]).describe("exclusive, or shared (then possibly several)"),
+    depth: z.enum(["0", "infinity"]).describe("infinity: a folder with everything below it"),
+    count: z.number().int().describe("How many WebDAV locks (shared ones may be several)"),
+  }).nullable().optional().describe("WebDAV locks only: scope, depth and count"),
   lockedAt: z.string().describe("When it was taken, ISO 8601"),
   /** null: no lease (provider locks). */
   expiresAt: z.string().nullable().describe("When the lease ends; null: no lease (provider locks)"),

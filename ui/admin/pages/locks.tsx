@@ -1,4 +1,7 @@
-/** Document locks (editor leases and provider locks); an administrator can force-release one. */
+/**
+ * Document locks of every surface (editor leases, storage provider and WebDAV locks), each with
+ * the surface that took it; an administrator can force-release one.
+ */
 import { formatDate } from "../../shared/format.ts";
 import { api, type DocumentLock } from "../api.ts";
 import { ConfirmButton } from "../components/confirm.tsx";
@@ -9,6 +12,28 @@ import { useUsers } from "../components/users.tsx";
 
 function documentName(l: DocumentLock): string {
   return l.resourceName ?? `document ${l.resourceSeq}`;
+}
+
+const SURFACE: Record<DocumentLock["source"], string> = {
+  office: "Web office editor",
+  provider: "Storage provider",
+  webdav: "WebDAV",
+};
+
+/** The surface, and for WebDAV its scope, depth and how many shared locks. */
+function surfaceOf(l: DocumentLock) {
+  const w = l.webdav;
+  const detail = w
+    ? `${w.scope}${w.count > 1 ? ` ×${w.count}` : ""}${
+      w.depth === "infinity" ? ", with everything inside" : ""
+    }`
+    : null;
+  return (
+    <>
+      {SURFACE[l.source]}
+      {detail && <span class="sub">{detail}</span>}
+    </>
+  );
 }
 
 export function LocksPage() {
@@ -35,15 +60,8 @@ export function LocksPage() {
               label: "Drive of",
               cell: (l) => l.ownerSeq === null ? "—" : users.accountOf(l.ownerSeq),
             },
-            {
-              label: "Held by",
-              cell: (l) => (
-                <>
-                  {l.holder}
-                  <span class="sub">{l.source} lock</span>
-                </>
-              ),
-            },
+            { label: "Surface", cell: surfaceOf },
+            { label: "Held by", cell: (l) => l.holder },
             { label: "Locked", cell: (l) => formatDate(l.lockedAt) },
             { label: "Expires", cell: (l) => formatDate(l.expiresAt, "no expiry") },
           ]}

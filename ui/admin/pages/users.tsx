@@ -147,6 +147,10 @@ function EditUserForm({ user, onSaved }: { user: User; onSaved: () => void }) {
       }}
     >
       <h2>User “{user.accountId}”</h2>
+      <p class="hint">
+        WebDAV (docs/webdav.md): <code>{davUrl(user.accountId)}</code>, signed in with{" "}
+        {user.accountId} or the e-mail and one of the user's API keys
+      </p>
       <TextField form={form} name="name" label="Display name" required value={name} />
       <TextField form={form} name="email" label="E-mail" type="email" required value={email} />
       <QuotaFields form={form} amount={amount} unit={unit} />
@@ -155,6 +159,10 @@ function EditUserForm({ user, onSaved }: { user: User; onSaved: () => void }) {
     </Form>
   );
 }
+
+/** The user's own drive over WebDAV, on the server serving this console. */
+const davUrl = (accountId: string) =>
+  `${location.origin}/dav/files/${encodeURIComponent(accountId)}/`;
 
 export function UsersPage() {
   const tenants = useLoaded(api.listTenants);
