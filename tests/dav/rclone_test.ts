@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { prng, testBytes } from "../helpers/bytes.ts";
 import { type DavUser, withDavServer } from "./helpers.ts";
 
 const FILES = 1000;
@@ -20,32 +21,10 @@ const NAMES = [
   "(draft) v2",
 ];
 
-/** A small deterministic generator (mulberry32), so every run builds the same tree. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function sizeOf(i: number, rand: () => number): number {
   if (i % 97 === 0) return 0;
   if (i % 50 === 0) return Math.floor(1024 * 1024 + rand() * 4 * 1024 * 1024); // up to 5 MiB
   return Math.floor(rand() * 48 * 1024);
-}
-
-function bytesOf(size: number, seed: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let x = seed | 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
 }
 
 /** Writes the tree: 10 folders × 5 subfolders × 20 files. Returns the relative paths. */
@@ -56,7 +35,7 @@ async function writeTree(root: string): Promise<string[]> {
     const dir = join(`${NAMES[i % 7]} ${Math.floor(i / 100)}`, `sub ${Math.floor(i / 20) % 5}`);
     const rel = join(dir, `${NAMES[(i * 3) % 7]} ${i}.bin`);
     await Deno.mkdir(join(root, dir), { recursive: true });
-    await Deno.writeFile(join(root, rel), bytesOf(sizeOf(i, rand), i + 1));
+    await Deno.writeFile(join(root, rel), testBytes(sizeOf(i, rand), i + 1));
     paths.push(rel);
   }
   return paths;
@@ -125,7 +104,7 @@ Deno.test({
 
       // Edit (the size changes: vendor other has no modification times to compare), move, delete.
       for (const rel of paths.slice(0, 10)) {
-        await Deno.writeFile(join(local, rel), bytesOf(777, rel.length), { append: true });
+        await Deno.writeFile(join(local, rel), testBytes(777, rel.length), { append: true });
       }
       for (const rel of paths.slice(10, 20)) {
         await Deno.rename(join(local, rel), join(local, rel.replace(/\.bin$/, " moved.bin")));
