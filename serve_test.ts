@@ -10,19 +10,8 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { serve } from "./serve.ts";
 import type { Handler } from "./server/deno_http.ts";
-import { connectionCap, type ConnectionLimits } from "./server/limits.ts";
-
-const LIMITS: ConnectionLimits = {
-  headerTimeoutMs: 10_000,
-  bodyIdleTimeoutMs: 30_000,
-  bodyMinRateBytes: 1024,
-  bodyMinRateWindowMs: 30_000,
-  lingerMs: 5_000,
-  keepAliveTimeoutMs: 60_000,
-  maxConnections: 100,
-  maxConnectionsPerClient: 100,
-  trustedProxies: [],
-};
+import { connectionCap } from "./server/limits.ts";
+import { TEST_LIMITS as LIMITS } from "./server/limits_fixtures.ts";
 
 async function withServe(
   handler: Handler,

@@ -7,9 +7,8 @@
  *
  *   deno run -A bench/drive_list_load.ts [--clients 128] [--before <dir>]
  */
-import { AdminClient } from "../tests/helpers/admin.ts";
 import {
-  ADMIN_TOKEN,
+  benchApiKey,
   freePort,
   mainEnv,
   numberArg,
@@ -36,9 +35,7 @@ async function measure(label: string, cwd: string) {
   }).spawn();
   try {
     await waitFor(`${url}/healthz`);
-    const admin = new AdminClient(url, ADMIN_TOKEN);
-    const user = await admin.createUser((await admin.createTenant("bench")).id, "bench");
-    const key = await admin.createKey(user.userSeq);
+    const key = await benchApiKey(url);
     const api = (path: string, init: RequestInit = {}) =>
       fetch(`${url}/api/external/v1${path}`, {
         ...init,

@@ -4,9 +4,19 @@
  * memory and CPU figures read from /proc, and timing (medians, rates). Not part of the service.
  */
 import { createHash } from "node:crypto";
+import { AdminClient } from "../tests/helpers/admin.ts";
 
 /** The admin token every benchmark's service is started with. */
 export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
+
+/** On the server at `url`: a tenant and a user "bench" (with `quotaBytes`), its read-write key. */
+export async function benchApiKey(url: string, quotaBytes?: number): Promise<string> {
+  const admin = new AdminClient(url, ADMIN_TOKEN);
+  const user = await admin.createUser((await admin.createTenant("bench")).id, "bench", {
+    quotaBytes,
+  });
+  return await admin.createKey(user.userSeq);
+}
 export const MiB = 1024 * 1024;
 
 /** `--name <value>` from the command line, else undefined. */

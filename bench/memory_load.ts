@@ -21,8 +21,7 @@
  * through gdb: what RSS then drops by was freed memory malloc kept, not memory in use (a native
  * leak would stay). Bounded: fixed durations, loopback only.
  */
-import { AdminClient } from "../tests/helpers/admin.ts";
-import { ADMIN_TOKEN, currentRssMiB, freePort, mainEnv, MiB, numberArg, waitFor } from "./lib.ts";
+import { benchApiKey, currentRssMiB, freePort, mainEnv, MiB, numberArg, waitFor } from "./lib.ts";
 
 const ROUNDS = numberArg("rounds", 3);
 const SECONDS = numberArg("seconds", 10);
@@ -170,9 +169,7 @@ while (!/ws:\/\/\S+/.test(banner)) {
 try {
   const v8 = await inspector(/ws:\/\/\S+/.exec(banner)![0]);
   await waitFor(`${url}/healthz`);
-  const admin = new AdminClient(url, ADMIN_TOKEN);
-  const user = await admin.createUser((await admin.createTenant("bench")).id, "bench");
-  const key = await admin.createKey(user.userSeq);
+  const key = await benchApiKey(url);
   const api = (path: string, init: RequestInit = {}) =>
     fetch(`${url}/api/external/v1${path}`, {
       ...init,

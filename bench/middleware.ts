@@ -18,7 +18,7 @@
  * Usage: deno run -A bench/middleware.ts [--rounds 5] [--requests 6000] [--before <dir>] [--json]
  */
 import { parseArgs } from "node:util";
-import { ADMIN_TOKEN, type BenchServer, startServer } from "./lib.ts";
+import { ADMIN_TOKEN, benchApiKey, type BenchServer, startServer } from "./lib.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -91,16 +91,6 @@ async function measure(server: Server, path: string, headers: HeadersInit) {
   return { rps: REQUESTS / seconds, cpuMicros: (cpu / REQUESTS) * 1e6 };
 }
 
-async function admin(url: string, path: string, body: unknown) {
-  const res = await fetch(`${url}/admin/api${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return await res.json();
-}
-
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -108,17 +98,7 @@ const median = (xs: number[]) => {
 
 /** A tenant, a user with an API key and a folder on `server`'s KV; the workloads on it. */
 async function workloadsOn(server: Server) {
-  const tenant = await admin(server.url, "/tenants", { name: "Bench" });
-  const user = await admin(server.url, "/users", {
-    tenantId: tenant.id,
-    accountId: "bench",
-    email: "bench@example.com",
-    name: "Bench",
-  });
-  const { apiKey } = await admin(server.url, "/keys", {
-    userSeq: user.userSeq,
-    scopes: ["api:read", "api:write"],
-  });
+  const apiKey = await benchApiKey(server.url);
   const auth = { authorization: `Bearer ${apiKey}` };
   const folder = await fetch(`${server.url}/api/external/v1/folders`, {
     method: "POST",

@@ -7,7 +7,7 @@
  * [--names-only] (PROPFIND of displayname and resourcetype instead of allprop)
  */
 import {
-  ADMIN_TOKEN,
+  benchApiKey,
   currentRssMiB,
   freePort,
   median,
@@ -30,16 +30,6 @@ interface Target {
   base: string;
   auth: string;
   pid: number;
-}
-
-async function admin(url: string, path: string, body: unknown) {
-  const res = await fetch(`${url}/admin/api${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return await res.json();
 }
 
 async function send(
@@ -120,22 +110,11 @@ const rclone = new Deno.Command("rclone", {
 }).spawn();
 try {
   await waitFor(`http://127.0.0.1:${port}/`, { anyAnswer: true });
-  const tenant = await admin(app.url, "/tenants", { name: "bench" });
-  const user = await admin(app.url, "/users", {
-    tenantId: tenant.id,
-    accountId: "bench",
-    email: "bench@example.com",
-    name: "Bench",
-    quotaBytes: 1e12,
-  });
-  const key = await admin(app.url, "/keys", {
-    userSeq: user.userSeq,
-    scopes: ["api:read", "api:write"],
-  });
+  const key = await benchApiKey(app.url, 1e12);
   const drive: Target = {
     name: "drive",
     base: `${app.url}/dav/files/bench`,
-    auth: `Bearer ${key.apiKey}`,
+    auth: `Bearer ${key}`,
     pid: app.pid,
   };
   const rc: Target = {

@@ -12,18 +12,7 @@ import { serve, type Server } from "../serve.ts";
 import { clientSlots, perClientCap } from "./clients.ts";
 import type { Handler } from "./deno_http.ts";
 import type { ConnectionLimits } from "./limits.ts";
-
-const LIMITS: ConnectionLimits = {
-  headerTimeoutMs: 10_000,
-  bodyIdleTimeoutMs: 30_000,
-  bodyMinRateBytes: 1024,
-  bodyMinRateWindowMs: 30_000,
-  lingerMs: 5_000,
-  keepAliveTimeoutMs: 60_000,
-  maxConnections: 100,
-  maxConnectionsPerClient: 100,
-  trustedProxies: [],
-};
+import { TEST_LIMITS as LIMITS } from "./limits_fixtures.ts";
 
 /** serve() on a free loopback port for the length of `fn`. */
 async function served(

@@ -7,68 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { ADMIN_TOKEN } from "../helpers/admin.ts";
+import { startLimitedMain } from "../helpers/limited_main.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const enc = new TextEncoder();
 const STALLED_HEADERS = enc.encode("GET /healthz HTTP/1.1\r\nHost: x\r\n");
-
-interface Child {
-  port: number;
-  /** Resolves when the process has exited (it never should while a test runs). */
-  exited: Promise<Deno.CommandStatus>;
-  alive(): boolean;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-/**
- * main.ts under `ulimit -n <fds>` with the given environment; resolves once it listens. Its
- * stdout and stderr are collected (and shown when an assertion fails).
- */
-async function startChild(env: Record<string, string>, fds = 256): Promise<Child> {
-  const dir = await Deno.makeTempDir({ prefix: "drive-conn-limits-" });
-  const child = new Deno.Command("sh", {
-    args: ["-c", `ulimit -n ${fds} && exec "$0" run -A "$1"`, Deno.execPath(), MAIN],
-    env: {
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DRIVE_DATA_DIR: dir,
-      DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
-      ...env,
-    },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let out = "";
-  let exited = false;
-  const drain = async (stream: ReadableStream<Uint8Array<ArrayBuffer>>) => {
-    for await (const text of stream.pipeThrough(new TextDecoderStream())) out += text;
-  };
-  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
-  const status = child.status.then((s) => {
-    exited = true;
-    return s;
-  });
-  const deadline = Date.now() + 30_000;
-  while (!/listening on http:\/\/\S+:(\d+)/.test(out)) {
-    if (exited) throw new Error(`main.ts exited before listening:\n${out}`);
-    if (Date.now() > deadline) throw new Error(`main.ts did not listen:\n${out}`);
-    await delay(20);
-  }
-  const port = Number(/listening on http:\/\/\S+:(\d+)/.exec(out)![1]);
-  return {
-    port,
-    exited: status,
-    alive: () => !exited,
-    output: () => out,
-    async stop() {
-      if (!exited) child.kill("SIGTERM");
-      await status;
-      await drained;
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    },
-  };
-}
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -131,13 +73,13 @@ async function healthy(port: number, ms: number): Promise<boolean> {
 const SHORT = "400"; // ms: every timeout in the children, so the tests stay fast
 
 Deno.test("connection limits: stalled headers, a stalled body and idle keep-alive are cut; a flood past the descriptor limit leaves the process serving", async (t) => {
-  const child = await startChild({
+  const child = await startLimitedMain({
     DRIVE_HEADER_TIMEOUT_MS: SHORT,
     DRIVE_BODY_IDLE_TIMEOUT_MS: SHORT,
     DRIVE_KEEPALIVE_TIMEOUT_MS: SHORT,
     // The put below is answered 401 before its body arrives, then lingers for the rest of it.
     DRIVE_LINGER_MS: SHORT,
-  });
+  }, 256);
   try {
     await t.step("headers that never complete are cut after the header deadline", async () => {
       const conn = await connect(child.port);
@@ -229,7 +171,7 @@ Deno.test("connection limits: stalled headers, a stalled body and idle keep-aliv
 
 Deno.test("connection limits: the connection over the cap is refused at once, and a freed slot serves again", async () => {
   // The header deadline stays long here, so a quick close can only be the cap's doing.
-  const child = await startChild({ DRIVE_MAX_CONNECTIONS: "4" });
+  const child = await startLimitedMain({ DRIVE_MAX_CONNECTIONS: "4" }, 256);
   const held: Deno.Conn[] = [];
   try {
     for (let i = 0; i < 4; i++) {

@@ -15,9 +15,8 @@
  */
 import assert from "node:assert/strict";
 import net from "node:net";
-import { ADMIN_TOKEN } from "../helpers/admin.ts";
+import { startLimitedMain } from "../helpers/limited_main.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const enc = new TextEncoder();
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -29,48 +28,6 @@ function sizes(): { flood: number; cap: number } {
   const flood = fds - 300;
   console.log(`ulimit -n ${fds}: flood scaled down from 4150 to ${flood} connections`);
   return { flood, cap: Math.floor(flood * 4096 / 4150) };
-}
-
-/** main.ts with room for its cap (`ulimit -n` raised where the hard limit allows). */
-async function startChild(env: Record<string, string>) {
-  const dir = await Deno.makeTempDir({ prefix: "drive-conn-slots-" });
-  const child = new Deno.Command("sh", {
-    args: [
-      "-c",
-      `ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$0" run -A "$1"`,
-      Deno.execPath(),
-      MAIN,
-    ],
-    env: {
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DRIVE_DATA_DIR: dir,
-      DRIVE_ADMIN_TOKEN: ADMIN_TOKEN,
-      ...env,
-    },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let out = "";
-  const drain = async (stream: ReadableStream<Uint8Array<ArrayBuffer>>) => {
-    for await (const text of stream.pipeThrough(new TextDecoderStream())) out += text;
-  };
-  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
-  const deadline = Date.now() + 30_000;
-  while (!/listening on http:\/\/\S+:(\d+)/.test(out)) {
-    if (Date.now() > deadline) throw new Error(`main.ts did not listen:\n${out}`);
-    await delay(20);
-  }
-  return {
-    port: Number(/listening on http:\/\/\S+:(\d+)/.exec(out)![1]),
-    output: () => out,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    },
-  };
 }
 
 /** GET /healthz from the loopback address `from` (node:net can choose it): the status code. */
@@ -148,11 +105,11 @@ const countOf = (held: Held[], status: number) => held.filter((h) => h.status ==
 
 Deno.test("connection slots: 4,150 trickling connections from one address leave slots for another, and an early 401 frees its slot after the linger time", async (t) => {
   const { flood: size, cap } = sizes();
-  const child = await startChild({
+  const child = await startLimitedMain({
     DRIVE_MAX_CONNECTIONS: String(cap),
     // Held long enough to hold every slot while the second address asks.
     DRIVE_HEADER_TIMEOUT_MS: "30000",
-  });
+  }, "raised");
   try {
     await t.step("trickled headers: the second address is served", async () => {
       const stop = new AbortController();
