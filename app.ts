@@ -4,8 +4,10 @@ import { adminApi } from "./api/admin/index.ts";
 import { errorEnvelope } from "./api/http/envelope.ts";
 import { jsonResponse } from "./api/http/json_response.ts";
 import { EXTERNAL_BASE, externalApi } from "./api/external/index.ts";
+import { ACCOUNT_BASE, accountApi } from "./api/account/index.ts";
 import { PUBLIC_LINKS_BASE, publicLinksApi } from "./api/public/links.ts";
 import { staticRoutes } from "./api/public/static.ts";
+import { AUTH_BASE, oidcSignInApi } from "./api/public/oidc.ts";
 import type { AdminTokenCheck } from "./kv/identity/admin_token.ts";
 import type { Deps } from "./kv/deps.ts";
 import { providerApp } from "./provider/routes.ts";
@@ -44,7 +46,9 @@ export function createApp(opts: AppOptions): Hono {
   app.route("/", opsRoutes(opts, opts.metrics));
   app.route(EXTERNAL_BASE, externalApi(opts));
   app.route("/admin/api", adminApi(opts, opts.adminToken));
+  app.route(ACCOUNT_BASE, accountApi(opts));
   app.route(PUBLIC_LINKS_BASE, publicLinksApi(opts));
+  app.route(AUTH_BASE, oidcSignInApi(opts));
   app.route("/doc-storage/v1", providerApp(opts, opts.lists ?? null));
   app.route(DAV_BASE, davApp(opts));
   // After the admin API, so /admin/api/* never falls through to the console shell.
@@ -55,11 +59,13 @@ export function createApp(opts: AppOptions): Hono {
     markUnmatched(c);
     const what = `No endpoint ${c.req.method} ${c.req.path}`;
     if (
-      c.req.path.startsWith(`${EXTERNAL_BASE}/`) || c.req.path.startsWith(`${PUBLIC_LINKS_BASE}/`)
+      c.req.path.startsWith(`${EXTERNAL_BASE}/`) ||
+      c.req.path.startsWith(`${PUBLIC_LINKS_BASE}/`) ||
+      c.req.path.startsWith(`${AUTH_BASE}/`)
     ) {
       return jsonResponse(c, errorEnvelope("REQUEST_004", what), 404);
     }
-    if (c.req.path.startsWith("/admin/api/")) {
+    if (c.req.path.startsWith("/admin/api/") || c.req.path.startsWith(`${ACCOUNT_BASE}/`)) {
       return jsonResponse(c, { error: "ADMIN_001", message: what }, 404);
     }
     return c.text(what, 404);

@@ -3,7 +3,7 @@
  *
  * Every variable is declared once, in VARIABLES: its name, default, parser (zod), meaning and
  * what Deno Deploy needs of it. Its rows live in config/ by subject (process, connections,
- * service) and are put together here in one table. From that table come `readConfig`, the `Config` type, the
+ * service, accounts) and are put together here in one table. From that table come `readConfig`, the `Config` type, the
  * README's configuration table (scripts/gen_config_docs.ts; config_test.ts fails when it is
  * stale) and `deno task admin config` (`effectiveConfig`, secrets masked).
  */
@@ -12,6 +12,7 @@ import type { DefaultContext, Variable } from "./config/variable.ts";
 import { PROCESS_VARIABLES } from "./config/process.ts";
 import { CONNECTION_VARIABLES } from "./config/connections.ts";
 import { SERVICE_VARIABLES } from "./config/service.ts";
+import { ACCOUNT_VARIABLES } from "./config/accounts.ts";
 
 export { LOG_LEVELS, type LogLevelName } from "./config/connections.ts";
 export { PROTOCOL_MAX_DOC_BYTES } from "./config/service.ts";
@@ -25,6 +26,7 @@ export const VARIABLES = {
   ...PROCESS_VARIABLES,
   ...CONNECTION_VARIABLES,
   ...SERVICE_VARIABLES,
+  ...ACCOUNT_VARIABLES,
 } satisfies Record<string, Variable>;
 
 type Table = typeof VARIABLES;

@@ -11,6 +11,7 @@ import { SchemaTooNewError } from "../kv/migrations/migrations.ts";
 import { CliExit, EXIT } from "./context.ts";
 import { addConfigCommand } from "./config.ts";
 import { addIdentityCommands } from "./identity.ts";
+import { addAccountCommands } from "./accounts.ts";
 import { addLifecycleCommands } from "./lifecycle.ts";
 import { addMaintenanceCommands } from "./maintenance.ts";
 
@@ -26,6 +27,7 @@ function buildProgram(): Command {
     .showHelpAfterError("(add --help for usage)")
     .addHelpText("after", EPILOG);
   addIdentityCommands(program);
+  addAccountCommands(program);
   addLifecycleCommands(program);
   addMaintenanceCommands(program);
   addConfigCommand(program);

@@ -1,19 +1,19 @@
 /**
- * WebDAV sign-in. HTTP Basic with the account id or e-mail as the user name and an API key as the
- * password (what Finder, Explorer, davfs2 and rclone can send), or `Authorization: Bearer <key>`.
- * Failed attempts are throttled per client and account by the one guess throttle the share-link
- * passwords use (kv/sharing/guess_throttle.ts): a client that keeps failing waits, the rightful
- * user on another client does not. `api:read` is enough for the reading methods; every other
- * method needs `api:write`.
+ * WebDAV sign-in. HTTP Basic with the account id or e-mail as the user name and an app password
+ * or API key as the password (what Finder, Explorer, davfs2 and rclone can send), or
+ * `Authorization: Bearer <key>`. Failed attempts are throttled per client and account by the one
+ * guess throttle of the share-link passwords and the sign-in page (kv/identity/
+ * guess_throttle.ts): a client that keeps failing waits, the rightful user on another client does
+ * not. `api:read` is enough for the reading methods; every other method needs `api:write`.
  */
 import { verifyApiKey } from "../kv/identity/api_keys.ts";
 import {
-  clearTries,
+  clearGuesses,
   countWrongGuess,
   guessCheck,
-  type GuessSubject,
-  takeTry,
-} from "../kv/sharing/guess_throttle.ts";
+  type Guesser,
+  takeGuess,
+} from "../kv/identity/guess_throttle.ts";
 import { isDriveError } from "../kv/errors.ts";
 import type { Deps } from "../kv/deps.ts";
 import { clientOf } from "../api/http/client_address.ts";
@@ -62,13 +62,14 @@ const unauthorized = (message: string) =>
  */
 export async function authenticate(d: Deps, c: Context): Promise<DavCaller> {
   const creds = credentialsOf(c.req.header("authorization"));
-  if (!creds) throw unauthorized("Sign in with your account id or e-mail and an API key");
-  const subject: GuessSubject = {
-    kind: "dav",
-    account: (creds.user ?? "bearer").normalize("NFC").toLowerCase(),
-  };
+  if (!creds) {
+    throw unauthorized("Sign in with your account id or e-mail and an app password or API key");
+  }
+  const name = (creds.user ?? "bearer").normalize("NFC").toLowerCase();
   const client = clientOf(c, d.config.trustedProxies);
-  const check = await guessCheck(d.kv, subject, client);
+  // The same subject as the sign-in page's: one budget per account, whichever door is knocked on.
+  const guesser: Guesser = { subject: `account:${name}`, client, alsoBusy: [`client:${client}`] };
+  const check = await guessCheck(d.kv, guesser);
   if (check.retryAfter > 0) {
     throw new DavError(429, `Too many failed sign-ins; retry in ${check.retryAfter} s`, {
       code: "AUTH_002",
@@ -83,18 +84,17 @@ export async function authenticate(d: Deps, c: Context): Promise<DavCaller> {
     if (isDriveError(err)) throw unauthorized(err.message);
     throw err;
   }
-  const name = subject.account;
   const matches = found !== null &&
     (creds.user === null || found.user.accountId.toLowerCase() === name ||
       (found.user.email ?? "").toLowerCase() === name);
   if (!found || !matches) {
     // Counted after the check (one read per request, no commit): concurrent failures can each
     // pass the check once before the first is counted, which bounds nothing but the first burst.
-    await takeTry(d.kv, subject, client);
-    await countWrongGuess(d.kv, subject);
+    await takeGuess(d.kv, guesser);
+    await countWrongGuess(d.kv, [guesser.subject, `client:${client}`]);
     throw unauthorized("The user name or the API key is wrong, or the key is revoked");
   }
-  if (check.tried) await clearTries(d.kv, subject, client);
+  if (check.tried) await clearGuesses(d.kv, guesser);
   const caller: DavCaller = {
     userSeq: found.user.userSeq,
     tenantId: found.user.tenantId,

@@ -41,6 +41,12 @@ export interface Deps {
    * (p-limit of DRIVE_LIST_CONCURRENCY; provider/list_pool.ts).
    */
   listingTurns: LimitFunction;
+  /**
+   * Turns for a user's password hash (sign-in, setting a password): scrypt runs on libuv's thread
+   * pool, but with every core hashing the event loop still starves for CPU, so at most one core
+   * less than the machine has hashes at once and the rest queue (docs/benchmarks.md, sign-in).
+   */
+  passwordTurns: LimitFunction;
 }
 
 /**
@@ -84,6 +90,7 @@ export function createDeps(
     events: passiveEventLog,
     identity: uncachedFacts(kv),
     listingTurns: pLimit(config.listConcurrency),
+    passwordTurns: pLimit(Math.max(1, navigator.hardwareConcurrency - 1)),
     ...overrides,
   };
 }

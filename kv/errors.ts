@@ -31,6 +31,28 @@ export const ERROR_CATALOG = {
     403,
     "The key's user or tenant is disabled: its keys, adapters and links stop working until enabled",
   ),
+  AUTH_007: entry(401, "Wrong account or password (the same answer for an unknown account)"),
+  AUTH_008: entry(
+    429,
+    "Too many wrong passwords from this client for this account; wait the Retry-After seconds",
+  ),
+  AUTH_009: entry(401, "Not signed in: no session, or it ended (signed out, expired or revoked)"),
+  AUTH_010: entry(
+    403,
+    "A request changing something with a session cookie needs X-CSRF-Token and an Origin of " +
+      "DRIVE_PUBLIC_URL",
+  ),
+  AUTH_011: entry(403, "This needs the admin role"),
+  AUTH_012: entry(401, "The current password is wrong"),
+  AUTH_013: entry(
+    400,
+    "The new password is too weak: at least 12 characters, and not a common password",
+  ),
+  AUTH_014: entry(
+    404,
+    "Unknown, used or expired invitation or reset link (ask an administrator for a new one)",
+  ),
+  SESSION_001: entry(404, "No such session of yours"),
   // Resources (files and folders)
   RESOURCE_001: entry(404, "Folder delete failed: no such folder, or already in the trash"),
   RESOURCE_002: entry(404, "No such file or folder (or it is in the trash)"),
@@ -150,6 +172,7 @@ export const ERROR_CATALOG = {
     409,
     "A deletion or another transfer of this user (or tenant) is under way: repeat that one",
   ),
+  USER_006: entry(409, "The last administrator cannot remove their own admin role"),
   TENANT_001: entry(404, "No such tenant"),
   TENANT_002: entry(409, "Another tenant has this name (names are compared case-insensitively)"),
   KEY_001: entry(404, "No such API key"),
@@ -170,6 +193,29 @@ export const ERROR_CATALOG = {
   ADAPTER_006: entry(
     500,
     "An adapter secret cannot be decrypted: DRIVE_SECRETS_KEY differs from the one used",
+  ),
+  // Single sign-on with OpenID Connect (docs/authentication.md)
+  OIDC_001: entry(404, "The tenant has no single sign-on configured"),
+  OIDC_002: entry(400, "clientSecret is required when single sign-on is first configured"),
+  OIDC_003: entry(
+    400,
+    "The sign-in attempt is unknown, used or expired (state): start the sign-in again",
+  ),
+  OIDC_004: entry(
+    502,
+    "The identity provider cannot be reached, or its discovery document or token answer failed",
+  ),
+  OIDC_005: entry(401, "The identity provider's answer was refused (ID token, nonce or state)"),
+  OIDC_006: entry(400, "The ID token lacks a claim the tenant's claim mapping names"),
+  OIDC_007: entry(403, "The e-mail address's domain is not allowed for this tenant's sign-in"),
+  OIDC_008: entry(
+    409,
+    "The e-mail address or account id belongs to a user of another tenant, or is taken",
+  ),
+  OIDC_009: entry(403, "This tenant signs in with single sign-on only: passwords are off"),
+  OIDC_010: entry(
+    500,
+    "An OIDC client secret cannot be decrypted: DRIVE_SECRETS_KEY differs from the one used",
   ),
   // Change feed (docs/changes.md)
   CHANGES_001: entry(

@@ -45,6 +45,11 @@ export const FAMILIES = {
     shape: "[user_term, lowercase accountId, email, name or word of the name, userSeq]",
     value: "true (the admin search's prefix index, kv/identity/admin_lists.ts)",
   },
+  user_admin: {
+    owner: "kv/identity/users.ts",
+    shape: "[user_admin, userSeq]",
+    value: "true (the users holding the admin role)",
+  },
   api_key: { owner: "kv/identity/api_keys.ts", shape: "[api_key, keyId]", value: "StoredApiKey" },
   api_key_by_user: {
     owner: "kv/identity/api_keys.ts",
@@ -60,6 +65,36 @@ export const FAMILIES = {
     owner: "kv/identity/admin_token.ts",
     shape: "[admin_token]",
     value: "{ hash, createdAt } (SHA-256 of a generated token)",
+  },
+  user_password: {
+    owner: "kv/identity/passwords.ts",
+    shape: "[user_password, userSeq]",
+    value: "StoredPassword (scrypt hash, when it was set)",
+  },
+  invitation: {
+    owner: "kv/identity/invitations.ts",
+    shape: "[invitation, sha256(token)]",
+    value: "Invitation (one-time link to set a password; expires)",
+  },
+  session: {
+    owner: "kv/identity/sessions.ts",
+    shape: "[session, sha256(sessionId)]",
+    value: "Session (a signed-in browser; expires)",
+  },
+  session_by_user: {
+    owner: "kv/identity/sessions.ts",
+    shape: "[session_by_user, userSeq, sha256(sessionId)]",
+    value: "true (a user's sessions, for listing and revoking)",
+  },
+  guess: {
+    owner: "kv/identity/guess_throttle.ts",
+    shape: "[guess, subject, client]",
+    value: "GuessBudget (one client's password tries on one link or account)",
+  },
+  guess_rate: {
+    owner: "kv/identity/guess_throttle.ts",
+    shape: "[guess_rate, subject]",
+    value: "GuessRate (wrong passwords a minute for one link, account or client)",
   },
 
   // ------------------------------------------------------------ tree
@@ -180,26 +215,6 @@ export const FAMILIES = {
     shape: "[link_access, sha256(accessToken)]",
     value: "LinkAccess",
   },
-  link_guess: {
-    owner: "kv/sharing/guess_throttle.ts",
-    shape: "[link_guess, shareSeq, client]",
-    value: "GuessBudget",
-  },
-  link_guess_rate: {
-    owner: "kv/sharing/guess_throttle.ts",
-    shape: "[link_guess_rate, shareSeq]",
-    value: "GuessRate",
-  },
-  dav_guess: {
-    owner: "kv/sharing/guess_throttle.ts",
-    shape: "[dav_guess, account, client]",
-    value: "GuessBudget",
-  },
-  dav_guess_rate: {
-    owner: "kv/sharing/guess_throttle.ts",
-    shape: "[dav_guess_rate, account]",
-    value: "GuessRate",
-  },
   dav_prop: {
     owner: "kv/tree/dead_props.ts",
     shape: "[dav_prop, rs, namespace, localName]",
@@ -263,6 +278,18 @@ export const FAMILIES = {
     owner: "kv/events/webhook_undelivered.ts",
     shape: "[webhook_undelivered, kind, id]",
     value: "a webhook queue message KV gave up on (keysIfUndelivered), run again until it succeeds",
+  },
+
+  // ------------------------------------------------------------ single sign-on (OIDC)
+  oidc_config: {
+    owner: "kv/identity/oidc.ts",
+    shape: "[oidc_config, tenantId]",
+    value: "StoredOidcConfig (issuer, client id, sealed client secret, domains, claim names)",
+  },
+  oidc_flow: {
+    owner: "kv/identity/oidc_flow.ts",
+    shape: "[oidc_flow, SHA-256 of state]",
+    value: "OidcFlow (tenant, nonce, PKCE verifier of one sign-in under way; expireIn 10 min)",
   },
 
   // ------------------------------------------------------------ provider

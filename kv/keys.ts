@@ -23,11 +23,20 @@ export const userByTenantKey = (tenantId: number, userSeq?: number) =>
   key("user_by_tenant", tenantId, ...opt(userSeq));
 export const userTermKey = (term?: string, userSeq?: number) =>
   key("user_term", ...opt(term), ...opt(userSeq));
+export const userAdminKey = (userSeq?: number) => key("user_admin", ...opt(userSeq));
 export const apiKeyKey = (keyId?: string) => key("api_key", ...opt(keyId));
 export const apiKeyByUserKey = (userSeq: number, keyId?: string) =>
   key("api_key_by_user", userSeq, ...opt(keyId));
 export const adminTokenKey = () => key("admin_token");
 export const identityEpochKey = () => key("identity_epoch");
+export const userPasswordKey = (userSeq: number) => key("user_password", userSeq);
+export const invitationKey = (tokenHash: string) => key("invitation", tokenHash);
+export const sessionKey = (sessionHash: string) => key("session", sessionHash);
+export const sessionByUserKey = (userSeq: number, sessionHash?: string) =>
+  key("session_by_user", userSeq, ...opt(sessionHash));
+/** A password-guessing subject: `link:<shareSeq>`, `account:<login>`, `client:<client>`. */
+export const guessKey = (subject: string, client: string) => key("guess", subject, client);
+export const guessRateKey = (subject: string) => key("guess_rate", subject);
 
 // tree
 export const resourceKey = (rs?: number) => key("res", ...opt(rs));
@@ -77,11 +86,6 @@ export const sharedIndexKey = (
 ) => key("shared_idx", userSeq, sort, ...opt(sortValue), ...opt(rs));
 export const starKey = (userSeq: number, rs?: number) => key("star", userSeq, ...opt(rs));
 export const linkAccessKey = (accessTokenHash: string) => key("link_access", accessTokenHash);
-export const linkGuessKey = (shareSeq: number, client: string) =>
-  key("link_guess", shareSeq, client);
-export const linkGuessRateKey = (shareSeq: number) => key("link_guess_rate", shareSeq);
-export const davGuessKey = (account: string, client: string) => key("dav_guess", account, client);
-export const davGuessRateKey = (account: string) => key("dav_guess_rate", account);
 export const deadPropKey = (rs: number, ns?: string, local?: string) =>
   key("dav_prop", rs, ...opt(ns), ...opt(local));
 export const deadPropIndexKey = (ownerSeq: number, rs?: number) =>
@@ -105,6 +109,10 @@ export const webhookDeliveryKey = (webhookId: string, deliveryId?: string) =>
   key("webhook_delivery", webhookId, ...opt(deliveryId));
 export const webhookUndeliveredKey = (kind?: string, id?: string) =>
   key("webhook_undelivered", ...opt(kind), ...opt(id));
+
+// single sign-on
+export const oidcConfigKey = (tenantId?: number) => key("oidc_config", ...opt(tenantId));
+export const oidcFlowKey = (stateHash: string) => key("oidc_flow", stateHash);
 
 // provider
 export const adapterKey = (name?: string) => key("adapter", ...opt(name));

@@ -12,7 +12,8 @@ export type Actor =
   | { kind: "adapter"; adapter: string }
   /** `link` is the first 12 hex digits of SHA-256(token): enough to correlate, never the token. */
   | { kind: "link"; link: string }
-  | { kind: "admin" };
+  /** `userSeq`: an administrator signed in by name (absent: the admin token). */
+  | { kind: "admin"; userSeq?: number };
 
 export type RequestFactsEnv = {
   Variables: { actor?: Actor; providerOperation?: string; unmatched?: boolean };
@@ -58,6 +59,6 @@ export function actorLabel(actor: Actor | undefined): string | null {
     case "link":
       return `link:${actor.link}`;
     case "admin":
-      return "admin";
+      return actor.userSeq === undefined ? "admin" : `admin:user:${actor.userSeq}`;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `deno task build`: bundles the admin console and the share page for the browser into
+ * `deno task build`: bundles the app, the admin console and the share page for the browser into
  * static/build/ (committed), minifies the stylesheet there, and records the source fingerprint
  * in static/build/manifest.json. See docs/console.md.
  */
@@ -10,6 +10,7 @@ import { ROOT, uiSourceHash } from "./source_hash.ts";
 export const BUNDLES = [
   { entry: "ui/admin/main.tsx", output: "admin.js" },
   { entry: "ui/share/main.tsx", output: "share.js" },
+  { entry: "ui/app/main.tsx", output: "app.js" },
 ];
 /** ui/styles.css is the one stylesheet source; static/build/ only holds its minified build. */
 export const STYLESHEETS = [{ entry: "ui/styles.css", output: "styles.css" }];

@@ -46,9 +46,10 @@ import {
   UserSchema,
 } from "./schemas/identity.ts";
 
-async function userView(d: Deps, user: User): Promise<UserView> {
+async function userView(d: Deps, { signedOutAt: _, ...user }: User): Promise<UserView> {
   return {
     ...user,
+    roles: user.roles ?? [],
     disabledAt: user.disabledAt ?? null,
     usedBytes: await getUsage(d.kv, user.userSeq),
   };

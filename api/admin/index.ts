@@ -9,6 +9,9 @@ import { setActor } from "../../lib/request_facts.ts";
 import { recordAdminAction } from "../../kv/events/log.ts";
 import { adminActions, auditLookup, describeAdminAction } from "../http/admin_audit.ts";
 import { bearerToken } from "../http/auth.ts";
+import { sessionOf } from "../http/session_auth.ts";
+import { isAdmin } from "../../kv/identity/users.ts";
+import { accountsAdminApi } from "./accounts.ts";
 import { limitBody } from "../http/body_limit.ts";
 import { adminApiError } from "../http/errors.ts";
 import { newOpenApiApp } from "../http/openapi.ts";
@@ -21,6 +24,7 @@ import { locksAdminApi } from "./locks.ts";
 import { shareLinksAdminApi } from "./share_links.ts";
 import { activityAdminApi } from "./activity.ts";
 import { webhooksAdminApi } from "./webhooks.ts";
+import { oidcAdminApi } from "./oidc.ts";
 
 /** Where app.ts mounts the admin API, and its document under it. */
 const ADMIN_DOCUMENT_PATH = "/admin/api/openapi.json";
@@ -33,9 +37,18 @@ export function adminApi(d: Deps, adminToken: AdminTokenCheck) {
   app.use("*", async (c, next) => {
     // The document describes the API, it grants nothing: no token needed.
     if (c.req.method === "GET" && c.req.path === ADMIN_DOCUMENT_PATH) return await next();
-    const token = bearerToken(c.req.header("authorization"));
+    const header = c.req.header("authorization");
+    // An administrator by name: a session cookie of a user with the admin role (CSRF rule on
+    // changes, api/http/session_auth.ts). The activity log names them (actor.adminSeq).
+    const signedIn = header === undefined ? await sessionOf(c, d) : null;
+    if (signedIn) {
+      if (!isAdmin(signedIn.user)) fail("AUTH_011", "Your account does not hold the admin role");
+      setActor(c, { kind: "admin", userSeq: signedIn.user.userSeq });
+      return await next();
+    }
+    const token = bearerToken(header);
     if (!token || !(await adminToken.verify(token))) {
-      fail("AUTH_004", "Send the admin token as Authorization: Bearer <token>");
+      fail("AUTH_004", "Send the admin token as Authorization: Bearer <token>, or sign in");
     }
     setActor(c, { kind: "admin" }); // for the request log (api/ops/)
     await next();
@@ -61,8 +74,17 @@ export function adminApi(d: Deps, adminToken: AdminTokenCheck) {
   app.route("/", shareLinksAdminApi(d));
   app.route("/", blobsAdminApi(d));
   app.route("/", webhooksAdminApi(d));
+  app.route("/", accountsAdminApi(d));
+  app.route("/", oidcAdminApi(d));
   audits.lookup = auditLookup(app.openAPIRegistry);
   app.route("/", activityAdminApi(d, adminActions(audits.lookup)));
+  app.openAPIRegistry.registerComponent("securitySchemes", "adminSession", {
+    type: "apiKey",
+    in: "cookie",
+    name: "__Host-drive_session",
+    description: "The session cookie of a user holding the admin role (POST " +
+      "/api/account/v1/sign-in); changes need X-CSRF-Token and the service's Origin",
+  });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", {
     type: "http",
     scheme: "bearer",
@@ -78,7 +100,7 @@ export function adminApi(d: Deps, adminToken: AdminTokenCheck) {
         "of docs/errors.md.",
     },
     servers: [{ url: "/admin/api" }],
-    security: [{ adminToken: [] }],
+    security: [{ adminToken: [] }, { adminSession: [] }],
   });
   return app;
 }

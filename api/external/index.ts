@@ -1,6 +1,6 @@
 /** The drive external API under /api/external/v1: authentication, the areas, and the OpenAPI document. */
 import type { Deps } from "../../kv/deps.ts";
-import { type ApiEnv, requireApiKey } from "../http/auth.ts";
+import { type ApiEnv, requireCaller } from "../http/auth.ts";
 import { limitBody, type StreamedRoute } from "../http/body_limit.ts";
 import { externalApiError } from "../http/errors.ts";
 import { filesDownloadApi } from "./files_download.ts";
@@ -29,9 +29,12 @@ const DESCRIPTION = [
   "Files and folders of a user's drive and what is shared with them: listing, upload " +
   "(multipart or resumable tus), download, versions, trash, shares and share links, search, the " +
   "change feed and editor sessions.",
-  "**Authentication**: an API key from the admin API (`POST /admin/api/keys`), sent as " +
+  "**Authentication**: an API key from the admin API (`POST /admin/api/keys`) or an app " +
+  "password a user made for themselves (`POST /api/account/v1/app-passwords`), sent as " +
   "`Authorization: Bearer <key>`. A key acts as its user; changes need the `api:write` scope " +
-  "(editor sessions excepted).",
+  "(editor sessions excepted). A browser signed in through `/api/account/v1/sign-in` may use its " +
+  "session cookie instead: it acts as the user's read-write key, and any change needs the " +
+  "`X-CSRF-Token` header and an `Origin` of the service (docs/authentication.md).",
   "**Answers**: JSON in an envelope `{result, code, message, data}`; an error has `result: false` " +
   "and an `errorCode` listed in docs/errors.md. Files stream as their bytes.",
   "**Wire names**: `rs`/`resourceSeq` a file or folder, `pfs` a parent folder (omitted: the " +
@@ -86,7 +89,7 @@ export function externalApi(d: Deps) {
   // First, so an oversize body is refused before anything else looks at the request.
   app.use("*", limitBody({ base: EXTERNAL_BASE, streamed: STREAMED_BODIES }));
 
-  const auth = requireApiKey(d.kv, d.identity);
+  const auth = requireCaller(d);
   app.use("*", async (c, next) => {
     const sub = c.req.path.slice(EXTERNAL_BASE.length);
     if (PUBLIC_PATHS.has(sub)) return await next();
@@ -98,6 +101,15 @@ export function externalApi(d: Deps) {
     description: "API key issued by the admin API (POST /admin/api/keys)",
   });
 
+  app.openAPIRegistry.registerComponent("securitySchemes", "session", {
+    type: "apiKey",
+    in: "cookie",
+    name: "__Host-drive_session",
+    description: "A signed-in browser's session cookie (POST /api/account/v1/sign-in; " +
+      "drive_session over plain http): the user's read-write key; changes need X-CSRF-Token " +
+      "and the service's Origin",
+  });
+
   for (const area of AREAS) app.route("/", area(d));
   app.route("/web-office", webOfficeApi(d));
 
@@ -106,7 +118,7 @@ export function externalApi(d: Deps) {
     openapi: "3.1.0",
     info: { title: "Drive external API", version: "v1", description: DESCRIPTION },
     servers: [{ url: EXTERNAL_BASE }],
-    security: [{ apiKey: [] }],
+    security: [{ apiKey: [] }, { session: [] }],
   });
   return app;
 }

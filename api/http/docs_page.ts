@@ -27,6 +27,8 @@ export const API_DOCUMENTS: readonly DocsSource[] = [
   { title: "Drive external API", slug: "external", url: "/api/external/v1/openapi.json" },
   { title: "Admin API", slug: "admin", url: "/admin/api/openapi.json" },
   { title: "Public share-link API", slug: "public-links", url: "/public/v1/openapi.json" },
+  { title: "Account API", slug: "account", url: "/api/account/v1/openapi.json" },
+  { title: "Sign-in API (single sign-on)", slug: "auth", url: "/auth/v1/openapi.json" },
 ];
 
 /**

@@ -15,6 +15,12 @@ export const EventActorSchema = z.object({
   adapter: z.string().optional().describe("The storage provider adapter, when one was used"),
   link: z.string().optional().describe("A share link's id (12 hex digits of its token's hash)"),
   admin: z.literal(true).optional().describe("Through the admin API"),
+  adminSeq: z.number().int().optional().describe(
+    "The administrator by name (a user with the admin role signed in); absent: the admin token",
+  ),
+  session: z.string().optional().describe(
+    "A signed-in browser session (12 hex digits of its id), when one was used",
+  ),
 });
 
 /** The file or folder an event concerns, as it was after the event (before it, for purged). */

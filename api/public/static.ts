@@ -1,16 +1,19 @@
 /**
- * The browser side, served by the same process: the admin console shell at /admin and
- * /admin/<page>, the share-link page shell at /s/{token}, and their committed build under
- * /static/. `/` redirects to START_PAGE, which links the API reference, the console and the
- * OpenAPI documents (until there is a web app for drive users). Files are read from static/ beside this module, so it works from any working
- * directory and on Deno Deploy; nothing is fetched from another origin.
+ * The browser side, served by the same process: the end-user app shell at `/` and its pages
+ * (APP_PATHS), the admin console shell at /admin and /admin/<page>, the share-link page shell at
+ * /s/{token}, and their committed build under /static/. START_PAGE links the API reference, the
+ * console and the OpenAPI documents; the app links it. Files are read from static/ beside this
+ * module, so it works from any working directory and on Deno Deploy; nothing is fetched from
+ * another origin.
  */
 import { createHash } from "node:crypto";
 import { type Context, Hono } from "hono";
 
 const STATIC_DIR = new URL("../../static/", import.meta.url);
-/** Where `/` leads: static/start.html. */
+/** The page of links to the API reference and the console: static/start.html. */
 const START_PAGE = "/start";
+/** The app's pages (ui/app/router.ts); the file browser's paths join them. */
+const APP_PATHS = ["/", "/signin", "/account"];
 
 const CONTENT_TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
@@ -93,7 +96,7 @@ async function serveStatic(
 
 function serveShell(
   c: Context,
-  name: "admin.html" | "share.html" | "start.html",
+  name: "admin.html" | "share.html" | "start.html" | "app.html",
 ): Promise<Response> {
   return serveStatic(c, name, {
     "content-security-policy": CONTENT_SECURITY_POLICY,
@@ -106,8 +109,8 @@ function serveShell(
 
 export function staticRoutes(): Hono {
   const app = new Hono();
-  // Temporary: the web app will live at "/".
-  app.get("/", (c) => c.redirect(START_PAGE, 302));
+  // The end-user app (ui/app/): its pages are routed in the browser.
+  for (const path of APP_PATHS) app.get(path, (c) => serveShell(c, "app.html"));
   app.get(START_PAGE, (c) => serveShell(c, "start.html"));
   app.get("/admin", (c) => serveShell(c, "admin.html"));
   app.get("/admin/", (c) => serveShell(c, "admin.html"));

@@ -21,16 +21,16 @@ import { DatabaseSync } from "node:sqlite";
 import { serialize } from "node:v8";
 import { type Config, kvLocation } from "../../config.ts";
 import {
-  davGuessKey,
-  davGuessRateKey,
   downloadTokenKey,
+  guessKey,
+  guessRateKey,
+  invitationKey,
   jtiKey,
   linkAccessKey,
-  linkGuessKey,
-  linkGuessRateKey,
   lockKey,
+  sessionKey,
 } from "../keys.ts";
-import { FORGET_AFTER_MS } from "../sharing/guess_throttle.ts";
+import { FORGET_AFTER_MS } from "../identity/guess_throttle.ts";
 import { BackupError, isSkippedKey, type SnapshotMode } from "./format.ts";
 
 export interface SnapshotEntry {
@@ -191,13 +191,14 @@ const EXPIRY_FROM_VALUE: ReadonlyMap<Deno.KvKeyPart, (v: Record<string, number>)
     [lockKey()[0], (v) => (typeof v.expiresAt === "number" ? v.expiresAt + 60_000 : null)],
     [downloadTokenKey("")[0], (v) => v.expiresAt],
     [linkAccessKey("")[0], (v) => v.expiresAt],
-    // kv/sharing/guess_throttle.ts: a client's budget is forgotten an hour after its last try, the
-    // per-link rate two minutes after its minute.
-    [linkGuessKey(0, "")[0], (v) => v.lastTryAt + FORGET_AFTER_MS],
-    [linkGuessRateKey(0)[0], (v) => (v.minute + 2) * 60_000],
-    // kv/sharing/guess_throttle.ts: the same throttle for WebDAV sign-in.
-    [davGuessKey("", "")[0], (v) => v.lastTryAt + FORGET_AFTER_MS],
-    [davGuessRateKey("")[0], (v) => (v.minute + 2) * 60_000],
+    // kv/identity/guess_throttle.ts: a client's budget is forgotten an hour after its last try,
+    // a subject's rate two minutes after its minute.
+    [guessKey("", "")[0], (v) => v.lastTryAt + FORGET_AFTER_MS],
+    [guessRateKey("")[0], (v) => (v.minute + 2) * 60_000],
+    // kv/identity/sessions.ts and invitations.ts: at the latest their absolute end (a session's
+    // idle end is earlier, and verifySession checks it whatever KV still holds).
+    [sessionKey("")[0], (v) => v.expiresAt],
+    [invitationKey("")[0], (v) => v.expiresAt],
   ]);
 
 export function expiryFromValue(key: Deno.KvKey, value: unknown): number | null {

@@ -22,6 +22,10 @@ export interface EventActor {
   /** First 12 hex digits of SHA-256(link token), never the token. */
   link?: string;
   admin?: true;
+  /** The administrator by name: the user signed in with the admin role (absent: the token). */
+  adminSeq?: number;
+  /** A signed-in browser session (its public id's first 12 hex digits), never the cookie. */
+  session?: string;
 }
 
 /** The actor of an event by `userSeq` (null: nobody in particular), with the request's means. */
@@ -31,7 +35,10 @@ export function eventActor(userSeq: number | null): EventActor {
   switch (via?.kind) {
     case "user":
       if (userSeq === null) out.userSeq = via.userSeq;
-      if (out.userSeq === via.userSeq) out.keyId = via.keyId;
+      if (out.userSeq === via.userSeq) {
+        if (via.keyId.startsWith("session:")) out.session = via.keyId.slice("session:".length);
+        else out.keyId = via.keyId;
+      }
       break;
     case "adapter":
       out.adapter = via.adapter;
@@ -41,6 +48,7 @@ export function eventActor(userSeq: number | null): EventActor {
       break;
     case "admin":
       out.admin = true;
+      if (via.userSeq !== undefined) out.adminSeq = via.userSeq;
       break;
   }
   return out;

@@ -55,6 +55,8 @@ export const EVENT_KINDS = [
   "downloaded",
   "link_opened",
   "admin_action",
+  // Sign-in and credentials (api/http/account_events.ts): `detail.action` names it
+  "account",
 ] as const;
 export type EventKind = typeof EVENT_KINDS[number];
 
@@ -63,6 +65,7 @@ export const AUDIT_KINDS: ReadonlySet<EventKind> = new Set([
   "downloaded",
   "link_opened",
   "admin_action",
+  "account",
 ]);
 
 /** What an event says about the resource it concerns (after the change; before it for purged). */
@@ -278,6 +281,23 @@ export function recordAdminAction(
     kind: "admin_action",
     tenantId: facts.tenantId ?? null,
     actorSeq: null,
+    detail: { action, ...facts.detail },
+  });
+}
+
+/**
+ * Records a sign-in or credential event of user `userSeq` (api/http/account_events.ts names
+ * the actions): never a password, token or session id, only what happened and to whom.
+ */
+export function recordAccountAction(
+  kv: Deno.Kv,
+  action: string,
+  facts: { userSeq: number | null; tenantId: number | null; detail?: DriveEvent["detail"] },
+): Promise<void> {
+  return recordAudit(kv, {
+    kind: "account",
+    tenantId: facts.tenantId,
+    actorSeq: facts.userSeq,
     detail: { action, ...facts.detail },
   });
 }

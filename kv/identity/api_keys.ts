@@ -3,6 +3,9 @@
  * is compared in constant time. Revoked keys stay listed (with revokedAt) but never authenticate.
  * A disabled key (disabledAt) is refused with AUTH_005 until an administrator enables it again;
  * a key of a disabled user or tenant is refused with AUTH_006.
+ *
+ * App passwords are the same keys, created by their user while signed in (`createdBy: "user"`),
+ * with an optional expiry: an expired key authenticates no more, like a revoked one.
  */
 import { commit, commitWithRetry, CONFLICT, getManyValues } from "../db.ts";
 import { fail } from "../errors.ts";
@@ -10,6 +13,7 @@ import { digestsEqual, randomToken, sha256Hex } from "../../lib/secrets.ts";
 import { accountDisabledReason, getUser, requireUser, type User, userStanding } from "./users.ts";
 import type { FactCache } from "../deps.ts";
 import { apiKeyByUserKey, apiKeyKey } from "../keys.ts";
+import { sessionStillActive } from "./sessions.ts";
 
 export type Scope = "api:read" | "api:write";
 
@@ -22,13 +26,25 @@ export interface ApiKey {
   revokedAt: string | null;
   /** When an administrator disabled the key (null: enabled). Unlike a revocation, reversible. */
   disabledAt: string | null;
+  /** When the key stops working (null: never). */
+  expiresAt: string | null;
+  /** Who made it: an administrator, or the user themselves (an app password). */
+  createdBy: "admin" | "user";
 }
 
-export interface StoredApiKey extends Omit<ApiKey, "disabledAt"> {
+export interface StoredApiKey extends Omit<ApiKey, "disabledAt" | "expiresAt" | "createdBy"> {
   secretHash: string;
   /** Absent on keys stored before keys could be disabled: enabled. */
   disabledAt?: string | null;
+  /** Absent on keys stored before keys could expire: never. */
+  expiresAt?: string | null;
+  /** Absent on keys stored before app passwords: an administrator's. */
+  createdBy?: "admin" | "user";
 }
+
+/** A key past its expiry is as good as revoked. */
+const isExpired = (k: Pick<StoredApiKey, "expiresAt">, now = Date.now()) =>
+  k.expiresAt != null && Date.parse(k.expiresAt) <= now;
 
 const KEY_PATTERN = /^drv_([A-Za-z0-9]{16})_([A-Za-z0-9_-]{43})$/;
 
@@ -39,7 +55,13 @@ function normalizeScopes(scopes: Scope[]): Scope[] {
 
 export async function createApiKey(
   kv: Deno.Kv,
-  input: { userSeq: number; scopes: Scope[]; label?: string | null },
+  input: {
+    userSeq: number;
+    scopes: Scope[];
+    label?: string | null;
+    expiresAt?: string | null;
+    createdBy?: "admin" | "user";
+  },
 ): Promise<{ key: ApiKey; apiKey: string }> {
   await requireUser(kv, input.userSeq);
   const keyId = randomToken(12).replace(/[-_]/g, "").slice(0, 16).padEnd(16, "0");
@@ -52,6 +74,8 @@ export async function createApiKey(
     createdAt: new Date().toISOString(),
     revokedAt: null,
     disabledAt: null,
+    expiresAt: input.expiresAt ?? null,
+    createdBy: input.createdBy ?? "admin",
     secretHash: sha256Hex(secret),
   };
   const res = await kv.atomic()
@@ -65,7 +89,12 @@ export async function createApiKey(
 
 /** The record as the API shows it: everything but the hash. */
 export function publicView({ secretHash: _, ...key }: StoredApiKey): ApiKey {
-  return { ...key, disabledAt: key.disabledAt ?? null };
+  return {
+    ...key,
+    disabledAt: key.disabledAt ?? null,
+    expiresAt: key.expiresAt ?? null,
+    createdBy: key.createdBy ?? "admin",
+  };
 }
 
 /**
@@ -96,6 +125,7 @@ export async function verifyApiKey(
   // Hash even when the key is unknown so both paths cost the same.
   const presentedHash = sha256Hex(m[2]);
   if (!stored || !digestsEqual(presentedHash, stored.secretHash) || stored.revokedAt) return null;
+  if (isExpired(stored)) return null;
   if (stored.disabledAt) fail("AUTH_005", `The API key ${stored.keyId} is disabled`);
   const standing = await userStanding(kv, stored.userSeq, cache && { cache, epoch });
   if (!standing) return null;
@@ -112,8 +142,10 @@ export async function keyStillActive(
   keyId: string,
   userSeq: number,
 ): Promise<boolean> {
+  if (keyId.startsWith("session:")) return await sessionStillActive(kv, keyId.slice(8), userSeq);
   const stored = (await kv.get<StoredApiKey>(apiKeyKey(keyId))).value;
   if (!stored || stored.revokedAt || stored.disabledAt || stored.userSeq !== userSeq) return false;
+  if (isExpired(stored)) return false;
   const user = await getUser(kv, userSeq);
   return user !== null && (await accountDisabledReason(kv, user)) === null;
 }
@@ -142,14 +174,20 @@ export async function listApiKeys(kv: Deno.Kv, userSeq?: number): Promise<ApiKey
   return out;
 }
 
-export function revokeApiKey(kv: Deno.Kv, keyId: string): Promise<void> {
+/**
+ * Revokes key `keyId`; with `owner`, only when it is that user's own key (an app password
+ * revoked by its user; anyone else's key is KEY_001 to them, as if it did not exist).
+ */
+export function revokeApiKey(kv: Deno.Kv, keyId: string, owner?: number): Promise<ApiKey> {
   return commitWithRetry(async () => {
     const cur = await kv.get<StoredApiKey>(apiKeyKey(keyId));
-    if (!cur.value) fail("KEY_001", `No API key with id ${keyId}`);
-    if (cur.value.revokedAt) return;
+    if (!cur.value || (owner !== undefined && cur.value.userSeq !== owner)) {
+      fail("KEY_001", `No API key with id ${keyId}`, "keyId");
+    }
+    if (cur.value.revokedAt) return publicView(cur.value);
     const next = { ...cur.value, revokedAt: new Date().toISOString() };
     return (await commit(kv.atomic().check(cur).set(apiKeyKey(keyId), next))) === true
-      ? undefined
+      ? publicView(next)
       : CONFLICT;
   });
 }

@@ -8,6 +8,7 @@ import { getTenant, requireTenant } from "./tenants.ts";
 import { bumpIdentityEpoch } from "./cache.ts";
 import type { FactCache } from "../deps.ts";
 import {
+  userAdminKey,
   userByAccountKey,
   userByEmailKey,
   userByTenantKey,
@@ -28,7 +29,17 @@ export interface User {
    * before users could be disabled). Data is kept; API keys, adapters and links stop working.
    */
   disabledAt?: string | null;
+  /** "admin": the full admin console and API when signed in (absent: no role). */
+  roles?: Role[];
+  /**
+   * Sessions started at or before this time (ms since the epoch) are void: set when the user is
+   * disabled or their password is set, changed or reset (kv/identity/sessions.ts reads it with
+   * the user's standing, so every process refuses those sessions from its next request).
+   */
+  signedOutAt?: number | null;
 }
+
+export type Role = "admin";
 
 /** Who a request acts as, as the domain sees it: a user and the tenant they belong to. */
 export type Caller = Pick<User, "userSeq" | "tenantId">;
@@ -140,6 +151,8 @@ export function setUserDisabled(kv: Deno.Kv, userSeq: number, disabled: boolean)
     const next: User = {
       ...cur.value,
       disabledAt: disabled ? (cur.value.disabledAt ?? new Date().toISOString()) : null,
+      // Disabling ends every session for good: enabling again does not bring them back.
+      signedOutAt: disabled ? Date.now() : cur.value.signedOutAt ?? null,
     };
     const op = bumpIdentityEpoch(kv.atomic().check(cur).set(userKey(userSeq), next));
     return (await commit(op)) === true ? next : CONFLICT;
@@ -194,7 +207,62 @@ export function dropUserRecords(op: Deno.AtomicOperation, entry: Deno.KvEntry<Us
     .delete(userByAccountKey(u.accountId))
     .delete(userByEmailKey(u.email))
     .delete(userByTenantKey(u.tenantId, u.userSeq))
+    .delete(userAdminKey(u.userSeq))
     .mutate(...termMutations(u, null));
+}
+
+/**
+ * Adds to `op` (checked against `entry`) voiding every session of the user started until now
+ * (a password set, changed or reset). The epoch moves, so every process sees it at once.
+ */
+export function signOutEverywhere(op: Deno.AtomicOperation, entry: Deno.KvEntry<User>): User {
+  const next: User = { ...entry.value, signedOutAt: Date.now() };
+  bumpIdentityEpoch(op.check(entry).set(userKey(next.userSeq), next));
+  return next;
+}
+
+export const isAdmin = (user: Pick<User, "roles">): boolean =>
+  user.roles?.includes("admin") ?? false;
+
+/** The user seqs holding the admin role. */
+export async function adminUserSeqs(kv: Deno.Kv): Promise<number[]> {
+  const out: number[] = [];
+  for await (const e of kv.list({ prefix: userAdminKey() })) out.push(e.key[1] as number);
+  return out;
+}
+
+/**
+ * Grants or removes the admin role. `by` is the signed-in admin doing it (null: the admin token
+ * or the CLI): the last administrator cannot remove their own role (USER_006), so a service
+ * always keeps someone who can sign in to its console by name once it had one.
+ */
+export function setUserAdmin(
+  kv: Deno.Kv,
+  userSeq: number,
+  admin: boolean,
+  by: number | null,
+): Promise<User> {
+  return commitWithRetry(async () => {
+    const cur = await kv.get<User>(userKey(userSeq));
+    if (!cur.value) fail("USER_001", `No user with seq ${userSeq}`, "userSeq");
+    if (isAdmin(cur.value) === admin) return cur.value;
+    const op = kv.atomic().check(cur);
+    if (!admin && by === userSeq) {
+      const others = (await adminUserSeqs(kv)).filter((s) => s !== userSeq);
+      if (others.length === 0) {
+        fail("USER_006", "You are the last administrator: grant the role to someone else first");
+      }
+      // Checked, so two last admins removing their roles at once cannot both succeed.
+      const entries = await kv.getMany(others.map((s) => userAdminKey(s)));
+      op.check(...entries);
+    }
+    const roles = (cur.value.roles ?? []).filter((r) => r !== "admin");
+    const next: User = { ...cur.value, roles: admin ? [...roles, "admin"] : roles };
+    bumpIdentityEpoch(op.set(userKey(userSeq), next));
+    if (admin) op.set(userAdminKey(userSeq), true);
+    else op.delete(userAdminKey(userSeq));
+    return (await commit(op)) === true ? next : CONFLICT;
+  });
 }
 
 /** The user's entry (for a versionstamp check), or null. */

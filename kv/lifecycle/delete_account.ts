@@ -14,12 +14,15 @@ import { commit, commitWithRetry, CONFLICT } from "../db.ts";
 import type { Deps } from "../deps.ts";
 import { fail } from "../errors.ts";
 import { deleteApiKeysOf } from "../identity/api_keys.ts";
+import { deletePasswordOf } from "../identity/passwords.ts";
+import { revokeSessionsOf } from "../identity/sessions.ts";
 import {
   dropTenantRecord,
   getTenantEntry,
   requireTenant,
   setTenantDisabled,
 } from "../identity/tenants.ts";
+import { dropOidcSettings } from "../identity/oidc.ts";
 import {
   dropUserRecords,
   getUserEntry,
@@ -109,6 +112,9 @@ export async function finishUserDeletion(d: Deps, user: User): Promise<UserDelet
     );
   }
   out.keysDeleted = await deleteApiKeysOf(d.kv, userSeq);
+  // Sign-in credentials go too (sessions already fail once the user record is gone).
+  await deletePasswordOf(d.kv, userSeq);
+  await revokeSessionsOf(d.kv, userSeq);
   await dropPinsOf(d.kv, userSeq);
   await forgetRecipient(d.kv, userSeq);
   for (;;) {
@@ -224,6 +230,7 @@ export async function finishTenantDeletion(d: Deps, id: number): Promise<TenantD
     const entry = await getTenantEntry(d.kv, id);
     const op = d.kv.atomic();
     dropTenantRecord(op, entry, id);
+    dropOidcSettings(op, id);
     dropJob(op, "tenant_delete", id);
     return (await commit(op)) === true ? undefined : CONFLICT;
   });

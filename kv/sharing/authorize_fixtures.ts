@@ -2,13 +2,16 @@
  * The world and the rule tables of the authorization tests (authorize_test.ts: resources;
  * authorize_shares_test.ts: pins, shares and links). One drive, shared three ways, and every kind
  * of caller: the owner, a recipient holding each permission, non-recipients of the owner's and of
- * another tenant, link holders, and a storage provider adapter (its user, never sending `ss`).
+ * another tenant, link holders, a storage provider adapter (its user, never sending `ss`), and
+ * signed-in sessions (the caller a session cookie resolves to, kv/identity/sessions.ts: it must
+ * get exactly the decisions of its user's read-write key).
  * The expected answers come from the small rule tables below, never from the code under test.
  */
 import assert from "node:assert/strict";
 import type { Deps } from "../deps.ts";
 import { DriveError } from "../errors.ts";
 import type { User } from "../identity/users.ts";
+import { startSession, verifySession } from "../identity/sessions.ts";
 import { newFile, newFolder, newShare, newTenant, newUser, trash } from "../testing.ts";
 import { type Resource } from "../tree/resources.ts";
 import { type Action } from "./authorize.ts";
@@ -40,6 +43,13 @@ const CALLERS: readonly [kind: string, tenant: "home" | "away", grant?: FlagsInp
   ["ORG_LINK outsider (other tenant)", "away"],
   ["PUBLIC_LINK holder (presented the token)", "away"],
   ["PUBLIC_LINK stranger (never presented it)", "home"],
+];
+
+/** Session caller kinds: a signed-in browser of another kind's user. */
+const SESSION_CALLERS: readonly [kind: string, of: string][] = [
+  ["owner's session", "owner"],
+  ["recipient ce's session", "recipient ce"],
+  ["same-tenant non-recipient's session", "same-tenant non-recipient"],
 ];
 
 export interface World {
@@ -81,6 +91,17 @@ export async function buildWorld(d: Deps): Promise<World> {
     assert.ok(u, `no caller of kind "${kind}"`);
     return u;
   };
+  // A session's caller is whoever its cookie resolves to, by the same path as a request's.
+  for (const [kind, of] of SESSION_CALLERS) {
+    const started = await startSession(d, caller(of).userSeq, {
+      userAgent: "test",
+      address: "127.0.0.1",
+      via: "password",
+    });
+    const verified = await verifySession(d, started.sessionId);
+    assert.ok(verified, `the session of ${of} works`);
+    callers.set(kind, verified.user);
+  }
 
   const folder = (name: string, parent: Resource | null = null) =>
     newFolder(d, owner, name, parent?.rs ?? null);
@@ -155,6 +176,8 @@ export interface Kind {
   may: readonly Action[];
   /** The provider's adapter never sends ss and never pins or reads shares. */
   adapter?: true;
+  /** The drive's owner (directly or through a session). */
+  owner?: true;
 }
 
 /**
@@ -162,7 +185,11 @@ export interface Kind {
  * view and download, the public link view and edit (so delete), to whoever it reaches.
  */
 export const KINDS: readonly Kind[] = [
-  { name: "owner", area: "specific users", may: ACTIONS },
+  { name: "owner", area: "specific users", may: ACTIONS, owner: true },
+  // Sessions: the same decisions as the user's key (and so as the kind of that user).
+  { name: "owner's session", area: "specific users", may: ACTIONS, owner: true },
+  { name: "recipient ce's session", area: "specific users", may: ["view", "edit", "delete"] },
+  { name: "same-tenant non-recipient's session", area: "specific users", may: [] },
   { name: "recipient cv", area: "specific users", may: ["view"] },
   { name: "recipient ce", area: "specific users", may: ["view", "edit", "delete"] },
   { name: "recipient cd (other tenant)", area: "specific users", may: ["view", "download"] },
@@ -210,13 +237,13 @@ export function expectedAccess(k: Kind, ss: SsKind, action: Action, field = "res
 
 /** authorizeFolderTarget without pfs: the caller's own drive root, ss naming nobody else. */
 export function expectedRootTarget(k: Kind, ss: SsKind): string {
-  const namesCaller = ss === "ss omitted" || (ss === "ss = owner" && k.name === "owner");
+  const namesCaller = ss === "ss omitted" || (ss === "ss = owner" && k.owner === true);
   return namesCaller ? ALLOWED : "REQUEST_001 (pfs)";
 }
 
 /** authorizePin on a live folder: ss is required from everyone but the owner. */
 export function expectedPin(k: Kind, ss: SsKind): string {
-  const ssOk = ss === "ss = owner" || (ss === "ss omitted" && k.name === "owner");
+  const ssOk = ss === "ss = owner" || (ss === "ss omitted" && k.owner === true);
   if (!ssOk) return "PERMISSION_002 (ss)";
   if (k.may.length === 0) return "PERMISSION_001 (rs)";
   return ALLOWED;
@@ -224,14 +251,14 @@ export function expectedPin(k: Kind, ss: SsKind): string {
 
 /** authorizeShareRead: invisible shares first, then ss (required from recipients only). */
 export function expectedShareRead(k: Kind, ss: SsKind): string {
-  if (k.name === "owner") return ALLOWED;
+  if (k.owner) return ALLOWED;
   if (k.may.length === 0) return "SHARE_006 (shareSeq)";
   return ss === "ss = owner" ? ALLOWED : "PERMISSION_002 (ss)";
 }
 
 /** authorizeShareChange: the owner only; others learn the share exists only if they see it. */
 export function expectedShareChange(k: Kind): string {
-  if (k.name === "owner") return ALLOWED;
+  if (k.owner) return ALLOWED;
   return k.may.length === 0 ? "SHARE_006 (shareSeq)" : "SHARE_010 (shareSeq)";
 }
 

@@ -148,7 +148,7 @@ domainTest("authorization decisions on resources, by caller kind, ss and action"
         const access = await accessIfVisible(kv, w.caller(k.name), loaded);
         if (k.may.length === 0) return assert.equal(access, null);
         assert.ok(access);
-        assert.equal(access.isOwner, k.name === "owner");
+        assert.equal(access.isOwner, k.owner === true);
         assert.deepEqual(access.permissions, {
           canView: k.may.includes("view"),
           canEdit: k.may.includes("edit"),

@@ -2,7 +2,7 @@
  * Share links (ORG_LINK, PUBLIC_LINK): resolving a token, the API-key lookup, and anonymous
  * access through the public link page.
  *   ["link_access", sha256(accessToken)]  -> LinkAccess  (after a correct password, ~1 h)
- *   ["link_guess", ...], ["link_guess_rate", ...]: the password throttle, guess_throttle.ts
+ * Wrong passwords are throttled by kv/identity/guess_throttle.ts (subject `link:<shareSeq>`).
  * A token resolves only while its share exists, is still a link type and has not expired, and
  * while its owner and the owner's tenant are enabled (LINK_005 otherwise; the link comes back
  * when an administrator enables them).
@@ -33,17 +33,12 @@ import {
   type ShareFlags,
 } from "./shares.ts";
 import { linkAccessKey, shareLinkKey } from "../keys.ts";
-import { clearTries, countWrongGuess, guessRetryAfter, takeTry } from "./guess_throttle.ts";
-// The throttle is shared with WebDAV sign-in (kv/sharing/guess_throttle.ts); its figures are
-// re-exported for the callers and tests that name them here.
-export {
-  BUSY_FIRST_DELAY_MS,
-  FORGET_AFTER_MS,
-  FREE_WRONG_PASSWORDS,
-  guessDelayMs,
-  LINK_CEILING_PER_MINUTE,
-  MAX_DELAY_MS,
-} from "./guess_throttle.ts";
+import {
+  clearGuesses,
+  countWrongGuess,
+  guessRetryAfter,
+  takeGuess,
+} from "../identity/guess_throttle.ts";
 
 const LINK_ACCESS_TTL_MS = 60 * 60 * 1000;
 
@@ -152,6 +147,26 @@ export async function requireLinkAccess(
   return link;
 }
 
+// ---------------------------------------------------------------- password guessing
+//
+// Throttled by the one guess throttle (kv/identity/guess_throttle.ts, where the policy is
+// explained): each client has its own budget per link, and a link past its ceiling of wrong
+// passwords a minute tightens every client's budget without ever refusing a try by itself.
+
+const linkGuesser = (shareSeq: number, client: string) => ({
+  subject: `link:${shareSeq}`,
+  client,
+});
+
+/** Seconds until `client` may try another password on this link, or 0. */
+export function passwordRetryAfter(
+  kv: Deno.Kv,
+  shareSeq: number,
+  client: string,
+): Promise<number> {
+  return guessRetryAfter(kv, linkGuesser(shareSeq, client));
+}
+
 /**
  * Trades the link password for an access token. `client` names who is asking (the edge derives
  * it from the peer address, see api/http/client_address.ts). The caller checks
@@ -169,13 +184,14 @@ export async function grantLinkAccess(
     fail("LINK_003", "Open this link signed in as a member of the owner's organization");
   }
   if (share.passwordHash !== null) {
-    const retryAfter = await takeTry(kv, linkSubject(share.shareSeq), client);
+    const guesser = linkGuesser(share.shareSeq, client);
+    const retryAfter = await takeGuess(kv, guesser);
     if (retryAfter > 0) return { retryAfter };
     if (!(await verifyPassword(password, share.passwordHash))) {
-      await countWrongGuess(kv, linkSubject(share.shareSeq));
+      await countWrongGuess(kv, [guesser.subject]);
       fail("LINK_001", "Wrong password for this link", "password");
     }
-    await clearTries(kv, linkSubject(share.shareSeq), client);
+    await clearGuesses(kv, guesser);
   }
   const accessToken = randomToken(32);
   const expiresAt = Date.now() + LINK_ACCESS_TTL_MS;
@@ -205,11 +221,4 @@ export async function resourceInLink(
   }
   // The path from the shared root down to the resource.
   return { resource: loaded.path[0], path: loaded.path.slice(0, inside + 1).reverse() };
-}
-
-const linkSubject = (shareSeq: number) => ({ kind: "link" as const, shareSeq });
-
-/** Seconds until `client` may try another password on this link, or 0. */
-export function passwordRetryAfter(kv: Deno.Kv, shareSeq: number, client: string): Promise<number> {
-  return guessRetryAfter(kv, linkSubject(shareSeq), client);
 }

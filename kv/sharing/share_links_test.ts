@@ -5,19 +5,18 @@
  */
 import assert from "node:assert/strict";
 import type { Deps } from "../deps.ts";
-import { linkGuessRateKey } from "../keys.ts";
+import { guessRateKey } from "../keys.ts";
 import { assertFails, domainTest, newFolder, newShare, newUser } from "../testing.ts";
 import { shareFlags } from "../../tests/helpers/api.ts";
+import { grantLinkAccess, passwordRetryAfter } from "./share_links.ts";
 import {
   BUSY_FIRST_DELAY_MS,
+  CEILING_PER_MINUTE,
   FORGET_AFTER_MS,
   FREE_WRONG_PASSWORDS,
-  grantLinkAccess,
   guessDelayMs,
-  LINK_CEILING_PER_MINUTE,
   MAX_DELAY_MS,
-  passwordRetryAfter,
-} from "./share_links.ts";
+} from "../identity/guess_throttle.ts";
 import type { Share } from "./shares.ts";
 
 const PASSWORD = "correct horse";
@@ -138,7 +137,7 @@ domainTest("wrong passwords count towards the link's ceiling; right ones do not"
   const share = await passwordLink(d);
   for (const client of ["a", "b", "c"]) await attempt(d, share, "wrong", client);
   await attempt(d, share, PASSWORD, "d");
-  const rate = (await d.kv.get<{ count: number }>(linkGuessRateKey(share.shareSeq))).value;
+  const rate = (await d.kv.get<{ count: number }>(guessRateKey(`link:${share.shareSeq}`))).value;
   assert.equal(rate?.count, 3);
 });
 
@@ -149,11 +148,11 @@ domainTest(
     await withClock(async (clock) => {
       // One second into a minute, so the steps below stay inside it.
       clock.now = Math.floor(clock.now / 60_000) * 60_000 + 1000;
-      // A flood from many addresses in the last minute (what counting LINK_CEILING_PER_MINUTE
+      // A flood from many addresses in the last minute (what counting CEILING_PER_MINUTE
       // wrong passwords would leave; checking that many scrypt hashes here would take seconds).
-      await d.kv.set(linkGuessRateKey(share.shareSeq), {
+      await d.kv.set(guessRateKey(`link:${share.shareSeq}`), {
         minute: Math.floor(clock.now / 60_000),
-        count: LINK_CEILING_PER_MINUTE,
+        count: CEILING_PER_MINUTE,
         previous: 0,
       });
       // A new address gets no free tries: its first wrong password already costs 5 s, then 10 s.

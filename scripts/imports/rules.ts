@@ -107,7 +107,7 @@ export const FOLDER_ORDERS: readonly {
     area: "api/",
     tiers: [
       // The areas app.ts mounts: route modules and ops (request log, /metrics, /readyz).
-      ["external", "admin", "public", "ops"],
+      ["external", "admin", "public", "account", "ops"],
       // What every area shares: auth, errors, envelopes, schemas, uploads. No routes.
       ["http"],
     ],
@@ -124,6 +124,7 @@ export const ROUTE_MODULE_GLOBS: readonly string[] = [
   "api/external/*.ts",
   "api/admin/*.ts",
   "api/public/*.ts",
+  "api/account/*.ts",
 ];
 /**
  * Files matching ROUTE_MODULE_GLOBS that are not route modules. Shapes several route modules

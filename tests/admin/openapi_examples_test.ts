@@ -61,6 +61,7 @@ Deno.test("every request example of the admin OpenAPI document succeeds on a fre
 
     const tenant = await send("post", "/tenants");
     await send("patch", "/tenants/{id}", `/tenants/${tenant.id}`);
+    await send("put", "/tenants/{id}/oidc", `/tenants/${tenant.id}/oidc`);
     const alice = await send("post", "/users");
     assert.equal(alice.tenantId, tenant.id, "the user example names the example tenant");
     await send("patch", "/users/{userSeq}", `/users/${alice.userSeq}`);
@@ -87,6 +88,8 @@ Deno.test("every request example of the admin OpenAPI document succeeds on a fre
     const bob = await server.admin.createUser(tenant.id, "bob");
     assert.equal(bob.userSeq, 2);
     await send("post", "/users/{userSeq}/transfer", `/users/${alice.userSeq}/transfer`);
+    // Sign-in: a one-time link for alice (issue 24).
+    await send("post", "/users/{userSeq}/invitations", `/users/${alice.userSeq}/invitations`);
     await send("delete", "/users/{userSeq}", `/users/${alice.userSeq}`);
 
     const withBody = Object.entries(doc.paths).flatMap(([path, item]) =>

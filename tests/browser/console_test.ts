@@ -59,15 +59,15 @@ browserTest(
   async ({ page, server, screenshot }) => {
     // Sign-in validates before sending, then rejects a wrong token with the API's verdict.
     await page.goto(`${server.url}/admin`);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     const tokenField = page.getByLabel("Admin token");
     assert.equal(await tokenField.getAttribute("aria-invalid"), "true");
     await page.getByText("Enter the admin token.").waitFor();
     await tokenField.fill("not-the-token");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByText("This admin token is not valid.").waitFor();
     await tokenField.fill(ADMIN_TOKEN);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Tenants" }).waitFor();
     assert.equal(
       await page.evaluate(() => sessionStorage.getItem("drive.adminToken")),
@@ -261,7 +261,17 @@ browserTest(
     const user = await server.admin.createUser(tenant.id, "ana", { quotaBytes: 5 * 1024 ** 3 });
     await server.admin.createKey(user.userSeq);
     await signIn(page, server);
-    for (const title of ["Tenants", "Users", "API keys", "Adapters", "Share links", "Locks"]) {
+    for (
+      const title of [
+        "Tenants",
+        "Users",
+        "API keys",
+        "Adapters",
+        "Share links",
+        "Locks",
+        "Single sign-on",
+      ]
+    ) {
       await openSection(page, title);
       await page.getByText("Loading…").first().waitFor({ state: "detached" });
       assert.equal(await overflowsHorizontally(page), false, `${title} overflows at 360 px`);

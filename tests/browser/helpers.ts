@@ -30,6 +30,20 @@ export interface BrowserTestOptions {
   viewport?: { width: number; height: number };
   /** Extra environment variables for the server's readConfig. */
   env?: Record<string, string>;
+  /**
+   * Lets the page reach other servers of the test on 127.0.0.1 (an OpenID provider's login
+   * pages); everything else off this server stays blocked.
+   */
+  allowLoopback?: boolean;
+}
+
+/** The address of the page that made a request ("" for one made by no page). */
+function frameUrlOf(request: { frame(): { url(): string } }): string {
+  try {
+    return request.frame().url();
+  } catch {
+    return "";
+  }
 }
 
 /** A Deno test with a fresh server and a fresh browser profile; skipped without Chromium. */
@@ -74,6 +88,12 @@ export function browserTest(
       await context.route("**/*", (route) => {
         const url = route.request().url();
         if (url.startsWith(origin) || url.startsWith("data:")) return route.continue();
+        if (opts.allowLoopback && url.startsWith("http://127.0.0.1:")) return route.continue();
+        // Pages of those other servers may want the internet (the provider's fonts): blocked,
+        // but only this server's pages are held to the rule.
+        if (opts.allowLoopback && !frameUrlOf(route.request()).startsWith(origin)) {
+          return route.abort();
+        }
         foreign.push(url);
         return route.abort();
       });
@@ -110,7 +130,7 @@ export function browserTest(
 export async function signIn(page: Page, server: TestServer, token = ADMIN_TOKEN): Promise<void> {
   await page.goto(`${server.url}/admin`);
   await page.getByLabel("Admin token").fill(token);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.getByRole("navigation", { name: "Console sections" }).waitFor();
 }
 

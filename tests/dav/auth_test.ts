@@ -1,12 +1,12 @@
 /**
  * WebDAV sign-in: Basic with the account id or e-mail and an API key, Bearer, the 401 challenge,
  * the scope rule (api:read reads, api:write for the rest), other users' drives as 404, and the
- * per-client, per-account throttle of failed sign-ins (kv/sharing/guess_throttle.ts).
+ * per-client, per-account throttle of failed sign-ins (kv/identity/guess_throttle.ts).
  */
 import assert from "node:assert/strict";
 import { ApiUser, newApiUser, readOnlyKeyOf } from "../helpers/api.ts";
 import { withServer, withTwoServersOnOneKv } from "../helpers/server.ts";
-import { FREE_WRONG_PASSWORDS } from "../../kv/sharing/guess_throttle.ts";
+import { FREE_WRONG_PASSWORDS } from "../../kv/identity/guess_throttle.ts";
 import { basicOf, davAs, driveUrl, statusOf } from "./client.ts";
 
 Deno.test("Basic (account id or e-mail) and Bearer sign in; anything else is 401 with the challenge", async () => {

@@ -1,13 +1,15 @@
 /**
  * The authorization matrix: every mounted file and folder endpoint, called by the owner, a
  * recipient holding each single permission, a same-tenant and an other-tenant non-recipient,
- * and the owner's read-only key. Expected outcomes follow from the permissions each endpoint
+ * the owner's read-only key, and signed-in sessions (cookie, no key) of the owner and of a
+ * recipient, which must get exactly the answers of their users' read-write keys. Expected outcomes follow from the permissions each endpoint
  * needs, so the table below is the whole rule set.
  */
 import assert from "node:assert/strict";
 import { type TestServer, withServer } from "../helpers/server.ts";
 import { type ApiUser, newApiUser, shareFlags } from "../helpers/api.ts";
 import { newTeam } from "../helpers/team.ts";
+import { sessionOf } from "../helpers/browser_session.ts";
 import type { JsonResponse } from "../helpers/http.ts";
 
 type Perm = "view" | "edit" | "download" | "upload" | "share";
@@ -260,6 +262,17 @@ Deno.test("authorization matrix over every mounted file and folder endpoint", as
       })),
       { name: "same-tenant non-recipient", user: sameTenant, perms: "none" },
       { name: "other-tenant non-recipient", user: otherTenant, perms: "none" },
+      { name: "owner's session", user: await sessionOf(server, owner), perms: "owner" },
+      {
+        name: "session of the recipient with edit",
+        user: await sessionOf(server, r.edit),
+        perms: ["view", "edit"],
+      },
+      {
+        name: "same-tenant non-recipient's session",
+        user: await sessionOf(server, sameTenant),
+        perms: "none",
+      },
     ];
 
     const failures: string[] = [];

@@ -71,7 +71,7 @@ async function unauthenticated(res: Response): Promise<boolean> {
   if (res.status !== 401) return false;
   if (text === "") return true; // HEAD: the status says it
   const body = JSON.parse(text);
-  return ["AUTH_001", "AUTH_004"].includes(body.errorCode ?? body.error);
+  return ["AUTH_001", "AUTH_004", "AUTH_009"].includes(body.errorCode ?? body.error);
 }
 
 Deno.test("an operation declares security: [] exactly when it answers without credentials", async () => {

@@ -1,12 +1,13 @@
 /**
- * Redocly CLI lints the three OpenAPI documents the service serves (fetched from a running
- * server) with the repository's redocly.yaml: 0 errors and 0 warnings. redocly.yaml turns
+ * Redocly CLI lints every OpenAPI document the service serves (api/http/docs_page.ts, fetched
+ * from a running server) with the repository's redocly.yaml: 0 errors and 0 warnings. redocly.yaml turns
  * `no-ambiguous-paths` off, because the rule compares path shapes only; `collidingPaths` below
  * makes the same check with the path parameters' schemas, so two paths one URL can really reach
  * both still fail.
  */
 import assert from "node:assert/strict";
 import { withServer } from "../helpers/server.ts";
+import { API_DOCUMENTS } from "../../api/http/docs_page.ts";
 import { type Json, npmTool, REDOCLY, writeDocuments } from "./openapi_tools.ts";
 
 const CONFIG = new URL("../../redocly.yaml", import.meta.url).pathname;
@@ -15,9 +16,19 @@ Deno.test("Redocly lints every served OpenAPI document with 0 errors and 0 warni
   const dir = await Deno.makeTempDir({ prefix: "redocly-" });
   try {
     const docs = await withServer((server) => writeDocuments(server.url, dir));
-    assert.equal(docs.length, 3);
+    assert.equal(docs.length, API_DOCUMENTS.length);
+    // The sign-in document's operations are browser navigations: a redirect is their success,
+    // and the callback redirects its refusals too (to /signin?error=<code>), so the rules that
+    // every operation has a 2XX and a 4XX answer do not apply to it. Every other rule does.
+    const navigation = `${dir}/redocly-navigation.yaml`;
+    await Deno.writeTextFile(
+      navigation,
+      (await Deno.readTextFile(CONFIG)) +
+        "  operation-2xx-response: off\n  operation-4xx-response: off\n",
+    );
     for (const { slug, file } of docs) {
-      const args = ["lint", `--config=${CONFIG}`, "--format=json", file];
+      const config = slug === "auth" ? navigation : CONFIG;
+      const args = ["lint", `--config=${config}`, "--format=json", file];
       const run = await npmTool(REDOCLY, args, dir).output();
       const stdout = new TextDecoder().decode(run.stdout);
       const stderr = new TextDecoder().decode(run.stderr);

@@ -1,25 +1,41 @@
 /**
- * `GET /` leads somewhere (issue 21, bug 13c): until the web app exists, a redirect to a small
- * page that links the API reference, the admin console and the OpenAPI documents, each of which
- * answers.
+ * `GET /` is the end-user app (issue 24; before it, a redirect to the start page, issue 21 bug
+ * 13c). The app's shell links the API reference and the start page without JavaScript, and the
+ * start page links the API reference, the admin console and the OpenAPI documents, each of
+ * which answers. The app's own links (footer) are checked in Chromium (tests/browser/app_test.ts).
  */
 import assert from "node:assert/strict";
 import { withServer } from "../helpers/server.ts";
 
-Deno.test("GET / redirects to a page linking the API reference, the console and the documents", async () => {
+const linksOf = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
+
+Deno.test("GET / and the app's pages serve the app shell, which links the start page", async () => {
   await withServer(async (server) => {
-    const root = await fetch(`${server.url}/`, { redirect: "manual" });
-    await root.body?.cancel();
-    assert.equal(root.status, 302);
-    const location = root.headers.get("location")!;
-    const page = await fetch(new URL(location, server.url));
+    for (const path of ["/", "/signin", "/account"]) {
+      const res = await fetch(`${server.url}${path}`, { redirect: "manual" });
+      assert.equal(res.status, 200, path);
+      assert.match(res.headers.get("content-security-policy") ?? "", /default-src 'none'/);
+      const html = await res.text();
+      assert.ok(html.includes('src="/static/build/app.js"'), path);
+      assert.ok(linksOf(html).includes("/start"), path);
+      assert.ok(linksOf(html).includes("/api/external/v1/docs"), path);
+    }
+    const bundle = await fetch(`${server.url}/static/build/app.js`);
+    await bundle.body?.cancel();
+    assert.equal(bundle.status, 200);
+  });
+});
+
+Deno.test("the start page links the API reference, the console and the documents", async () => {
+  await withServer(async (server) => {
+    const page = await fetch(`${server.url}/start`);
     assert.equal(page.status, 200);
     assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
     assert.match(page.headers.get("content-security-policy") ?? "", /default-src 'none'/);
-    const html = await page.text();
-    const links = [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
+    const links = linksOf(await page.text());
     for (
       const expected of [
+        "/",
         "/api/external/v1/docs",
         "/admin",
         "/api/external/v1/openapi.json",

@@ -39,7 +39,9 @@ import type {
   WebhookDeliveryPage,
 } from "../../api/admin/schemas/events.ts";
 import type { TenantDeletion, UserDeletion } from "../../api/admin/schemas/lifecycle.ts";
-import { adminToken, signOut } from "./session.ts";
+import type { OidcSettingsAnswer, OidcSettingsRequest } from "../../api/admin/schemas/oidc.ts";
+import type { AdminRole, CreatedInvitation } from "../../api/admin/schemas/accounts.ts";
+import { adminSession, adminToken, signOut } from "./session.ts";
 
 // The shapes of the admin API are the server's own (api/admin/schemas/).
 // `import type` keeps server code out of the browser bundle; the pages take the types from here.
@@ -60,6 +62,7 @@ export type {
   User,
 } from "../../api/admin/schemas/identity.ts";
 export type { BlobSweep, DocumentLock, ShareLink } from "../../api/admin/schemas/storage.ts";
+export type { OidcSettingsAnswer, OidcSettingsRequest } from "../../api/admin/schemas/oidc.ts";
 export type {
   ActivityEntry,
   CreatedWebhook,
@@ -121,6 +124,7 @@ export const EVENT_KINDS = allOf<EventKind>({
   downloaded: true,
   link_opened: true,
   admin_action: true,
+  account: true,
 });
 
 /**
@@ -157,6 +161,8 @@ async function request<T>(
       method,
       headers: {
         ...(token ? { authorization: `Bearer ${token}` } : {}),
+        // An administrator by name: the cookie rides along, changes carry the CSRF token.
+        ...(!token && adminSession.value ? { "x-csrf-token": adminSession.value.csrfToken } : {}),
         ...(body !== undefined ? { "content-type": "application/json" } : {}),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -180,7 +186,9 @@ async function request<T>(
       err.field,
     );
     if (res.status === 401 && token === adminToken.value) {
-      signOut("The admin token was not accepted. Sign in again.");
+      signOut(
+        token ? "The admin token was not accepted. Sign in again." : "Your session ended.",
+      );
     }
     throw apiError;
   }
@@ -306,6 +314,18 @@ export const api = {
       "POST",
       `/webhooks/${seg(id)}/deliveries/${seg(deliveryId)}/retry`,
     ),
+
+  getTenantOidc: (tenantId: number) =>
+    request<OidcSettingsAnswer>("GET", `/tenants/${tenantId}/oidc`),
+  setTenantOidc: (tenantId: number, input: OidcSettingsRequest) =>
+    request<OidcSettingsAnswer>("PUT", `/tenants/${tenantId}/oidc`, input),
+  deleteTenantOidc: (tenantId: number) => request<null>("DELETE", `/tenants/${tenantId}/oidc`),
+
+  /** A one-time invitation or password-reset link for a user, shown once. */
+  createInvitation: (userSeq: number, kind: "invitation" | "reset") =>
+    request<CreatedInvitation>("POST", `/users/${userSeq}/invitations`, { kind }),
+  setAdminRole: (userSeq: number, admin: boolean) =>
+    request<AdminRole>(admin ? "PUT" : "DELETE", `/users/${userSeq}/admin-role`),
 
   listActivity: (filter: ActivityFilter, cursor?: string) =>
     request<ActivityPage>("GET", `/activity${queryOf({ ...filter, cursor })}`),

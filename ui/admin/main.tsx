@@ -1,7 +1,7 @@
 /** The admin console: sign-in, then one page per area of the admin API. */
 import { render } from "preact";
 import { useEffect, useRef } from "preact/hooks";
-import { adminToken, signOut } from "./session.ts";
+import { adminSession, adminToken, restoreSession, signOut } from "./session.ts";
 import { currentPage, navigate, type PageId, PAGES } from "./router.ts";
 import { SignInPage } from "./pages/signin.tsx";
 import { TenantsPage } from "./pages/tenants.tsx";
@@ -13,6 +13,7 @@ import { LocksPage } from "./pages/locks.tsx";
 import { ActivityPage } from "./pages/activity.tsx";
 import { StoragePage } from "./pages/storage.tsx";
 import { WebhooksPage } from "./pages/webhooks.tsx";
+import { SsoPage } from "./pages/sso.tsx";
 
 const PAGE_COMPONENT: Record<PageId, () => preact.JSX.Element> = {
   "tenants": TenantsPage,
@@ -24,6 +25,7 @@ const PAGE_COMPONENT: Record<PageId, () => preact.JSX.Element> = {
   "storage": StoragePage,
   "activity": ActivityPage,
   "webhooks": WebhooksPage,
+  "sso": SsoPage,
 };
 
 function Nav() {
@@ -66,6 +68,9 @@ function Console() {
       <header class="topbar">
         <span class="brand">Drive admin</span>
         <Nav />
+        {adminSession.value && (
+          <span class="signed-in-as">Signed in as {adminSession.value.accountId}</span>
+        )}
         <button type="button" class="signout" onClick={() => signOut()}>Sign out</button>
       </header>
       <main id="main" tabIndex={-1} ref={main}>
@@ -83,7 +88,10 @@ function Console() {
 }
 
 function App() {
-  return adminToken.value ? <Console /> : <SignInPage />;
+  return adminToken.value || adminSession.value ? <Console /> : <SignInPage />;
 }
 
 render(<App />, document.getElementById("app")!);
+// A browser signed in as an administrator by name switches to the console once /me answers
+// (the sign-in page is interactive meanwhile).
+void restoreSession();

@@ -11,6 +11,7 @@ export const PAGES = [
   { id: "storage", title: "Storage" },
   { id: "activity", title: "Activity" },
   { id: "webhooks", title: "Webhooks" },
+  { id: "sso", title: "Single sign-on" },
 ] as const;
 
 export type PageId = typeof PAGES[number]["id"];

@@ -17,14 +17,21 @@ type FieldErrors = Record<string, string>;
  */
 const FIELD_LABELS: Record<string, string> = {
   accountId: "Account id",
+  allowedDomains: "Allowed e-mail domains",
   baseUrl: "Base URL",
+  claims: "Claims",
+  clientId: "Client id",
+  clientSecret: "Client secret",
   confirm: "Confirmation",
   dryRun: "Dry run",
   email: "E-mail",
   events: "Events",
   expireDate: "Expiry date",
   folderSeq: "Folder",
+  issuer: "Issuer URL",
   keyId: "Key id",
+  // The kind of a one-time link (pages/users.tsx: "Invitation link", "Reset link").
+  kind: "Link kind",
   label: "Label",
   maxPermissions: "Most permissions",
   minAgeHours: "Minimum age",
@@ -37,6 +44,7 @@ const FIELD_LABELS: Record<string, string> = {
   secret: "Secret",
   sharePolicy: "Share policy",
   shareSeq: "Share",
+  ssoOnly: "SSO only",
   tenantId: "Tenant",
   toUserSeq: "Receiving user",
   // As the webhook form labels it (pages/webhooks.tsx).

@@ -85,6 +85,9 @@ export const UserSchema = z.object({
   disabledAt: z.string().nullable().describe(
     "When disabled; null: enabled. A disabled user's keys, adapters and links do not work; data is kept",
   ),
+  roles: z.array(z.enum(["admin"])).describe(
+    "admin: the full admin console and admin API when signed in by name",
+  ),
 });
 export type User = z.infer<typeof UserSchema>;
 
@@ -135,6 +138,10 @@ export const ApiKeySchema = z.object({
   /** null: enabled. Unlike a revocation, disabling is undone by enabling. */
   disabledAt: z.string().nullable().describe(
     "When it was disabled; null: enabled. Unlike a revocation, disabling is undone by enabling",
+  ),
+  expiresAt: z.string().nullable().describe("When it stops working, ISO 8601; null: never"),
+  createdBy: z.enum(["admin", "user"]).describe(
+    "Who made it: an administrator, or the user (an app password, docs/authentication.md)",
   ),
 });
 export type ApiKey = z.infer<typeof ApiKeySchema>;

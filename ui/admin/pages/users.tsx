@@ -1,11 +1,16 @@
-/** Users: create them in a tenant, edit name, e-mail and quota, see storage used per user. */
+/**
+ * Users: create them in a tenant (with an invitation link at once, if wanted), edit name, e-mail
+ * and quota, see storage used per user; make invitation and password-reset links (shown once,
+ * with a copy button) and grant or remove the admin role.
+ */
 import { type Signal, useSignal } from "@preact/signals";
 import { api, type Tenant, type User } from "../api.ts";
-import { Items, UsageBar, useLoaded } from "../components/data.tsx";
+import { Items, UsageBar, useAction, useLoaded } from "../components/data.tsx";
+import { type NewSecret, SecretSide } from "../components/secret.tsx";
 import { ColumnsPage, FilterSelect, Panel } from "../components/panel.tsx";
 import { PagedTable, usePagedList } from "../components/paged_table.tsx";
 import { DisabledBadge, LifecycleActions } from "../components/lifecycle.tsx";
-import { Form, SelectField, SubmitRow, TextField } from "../../shared/fields.tsx";
+import { Form, SelectField, SubmitRow, TextField, Toggle } from "../../shared/fields.tsx";
 import { type FormState, useForm, validName } from "../../shared/form.ts";
 import { parseQuota, QUOTA_UNITS, quotaParts } from "../quota.ts";
 
@@ -66,8 +71,64 @@ function QuotaFields(
   );
 }
 
-function CreateUserForm({ tenants, onCreated }: { tenants: Tenant[]; onCreated: () => void }) {
+/** Makes a one-time link for `user` and shows it once. */
+async function showLink(user: User, kind: "invitation" | "reset", shown: Signal<NewSecret | null>) {
+  const made = await api.createInvitation(user.userSeq, kind);
+  shown.value = {
+    title:
+      `${kind === "invitation" ? "Invitation" : "Password-reset"} link for ${user.accountId} ` +
+      `(once, until ${new Date(made.expiresAt).toLocaleString()})`,
+    secret: made.url,
+  };
+}
+
+/** A row's sign-in controls: invitation and reset links, the admin role. */
+function AccountActions(
+  { user, shown, reload }: { user: User; shown: Signal<NewSecret | null>; reload: () => void },
+) {
+  const action = useAction();
+  const admin = user.roles.includes("admin");
+  const button = (label: string, accessible: string, run: () => Promise<unknown>) => (
+    <button
+      type="button"
+      aria-label={accessible}
+      disabled={action.busy.value}
+      onClick={() => action.run(async () => void await run())}
+    >
+      {label}
+    </button>
+  );
+  return (
+    <span class="row-actions">
+      {button(
+        "Invitation link",
+        `Invitation link for ${user.accountId}`,
+        () => showLink(user, "invitation", shown),
+      )}
+      {button("Reset link", `Password-reset link for ${user.accountId}`, () =>
+        showLink(user, "reset", shown))}
+      {button(
+        admin ? "Remove admin" : "Make admin",
+        `${admin ? "Remove the admin role of" : "Make admin"} ${user.accountId}`,
+        async () => {
+          await api.setAdminRole(user.userSeq, !admin);
+          reload();
+        },
+      )}
+      {action.error.value && <span class="field-error" role="alert">{action.error.value}</span>}
+    </span>
+  );
+}
+
+function CreateUserForm(
+  { tenants, onCreated, shown }: {
+    tenants: Tenant[];
+    onCreated: () => void;
+    shown: Signal<NewSecret | null>;
+  },
+) {
   const form = useForm(["tenantId", "accountId", "email", "name", "quotaBytes"]);
+  const withInvitation = useSignal(true);
   const tenantId = useSignal(tenants.length === 1 ? String(tenants[0].id) : "");
   const accountId = useSignal("");
   const email = useSignal("");
@@ -97,6 +158,7 @@ function CreateUserForm({ tenants, onCreated }: { tenants: Tenant[]; onCreated: 
           ...(typeof q === "number" ? { quotaBytes: q } : {}),
         });
         form.notice.value = `User “${user.accountId}” created (seq ${user.userSeq}).`;
+        if (withInvitation.value) await showLink(user, "invitation", shown);
         accountId.value =
           email.value =
           name.value =
@@ -117,6 +179,12 @@ function CreateUserForm({ tenants, onCreated }: { tenants: Tenant[]; onCreated: 
       <TextField form={form} name="email" label="E-mail" type="email" required value={email} />
       <TextField form={form} name="name" label="Display name" required value={name} />
       <QuotaFields form={form} amount={amount} unit={unit} optional />
+      <Toggle
+        id="user-invitation"
+        label="Make an invitation link at once"
+        checked={withInvitation}
+        hint="The user opens it to set a password; it is shown once, works once, for 7 days."
+      />
       <SubmitRow form={form} busyLabel="Creating…">Create user</SubmitRow>
       <p class="status" role="status">{form.notice.value}</p>
     </Form>
@@ -172,6 +240,7 @@ export function UsersPage() {
     [filter.value],
   );
   const editing = useSignal<number | null>(null);
+  const shown = useSignal<NewSecret | null>(null);
   const tenantName = (id: number) => tenants.data.value?.find((t) => t.id === id)?.name ?? id;
   const current = users.data.value?.find((u) => u.userSeq === editing.value) ?? null;
   return (
@@ -184,14 +253,14 @@ export function UsersPage() {
               <EditUserForm key={current.userSeq} user={current} onSaved={users.reload} />
             </section>
           )}
-          <section class="panel">
+          <SecretSide shown={shown} label="One-time link" storage="hashed">
             <Items
               items={tenants.data.value}
               empty="Create a tenant first: every user belongs to one."
             >
-              {(items) => <CreateUserForm tenants={items} onCreated={users.reload} />}
+              {(items) => <CreateUserForm tenants={items} onCreated={users.reload} shown={shown} />}
             </Items>
-          </section>
+          </SecretSide>
         </>
       }
     >
@@ -222,6 +291,7 @@ export function UsersPage() {
               cell: (u) => (
                 <>
                   <strong>{u.accountId}</strong> <DisabledBadge disabledAt={u.disabledAt} />
+                  {u.roles.includes("admin") && <span class="badge">admin</span>}
                   <span class="sub">{u.name} · {u.email} · seq {u.userSeq}</span>
                 </>
               ),
@@ -241,16 +311,19 @@ export function UsersPage() {
           rowKey={(u) => u.userSeq}
           rowClass={(u) => u.userSeq === editing.value ? "selected" : undefined}
           actions={(u) => (
-            <LifecycleActions
-              what={`user ${u.accountId}`}
-              id={u.userSeq}
-              selected={editing}
-              disabled={Boolean(u.disabledAt)}
-              setDisabled={(off) => api.setUserDisabled(u.userSeq, off)}
-              consequence="Their files, versions, trash, shares, links and keys go with them."
-              remove={() => api.deleteUser(u.userSeq, u.accountId)}
-              reload={users.reload}
-            />
+            <>
+              <AccountActions user={u} shown={shown} reload={users.reload} />
+              <LifecycleActions
+                what={`user ${u.accountId}`}
+                id={u.userSeq}
+                selected={editing}
+                disabled={Boolean(u.disabledAt)}
+                setDisabled={(off) => api.setUserDisabled(u.userSeq, off)}
+                consequence="Their files, versions, trash, shares, links and keys go with them."
+                remove={() => api.deleteUser(u.userSeq, u.accountId)}
+                reload={users.reload}
+              />
+            </>
           )}
         />
       </Panel>
