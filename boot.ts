@@ -21,12 +21,7 @@ import { initAdminToken, markAdminTokenShown } from "./kv/identity/admin_token.t
 import { openIdentityCache } from "./kv/identity/cache.ts";
 import { runMigrations } from "./kv/migrations/migrations.ts";
 import { openEventLog } from "./kv/events/runtime.ts";
-import {
-  listenForWebhooks,
-  redriveWebhookMessages,
-  webhookFanoutHook,
-} from "./kv/events/webhook_queue.ts";
-import { UNDELIVERED_REDRIVE_MS } from "./kv/events/webhook_undelivered.ts";
+import { startWebhookWorker, webhookFanoutHook } from "./kv/events/webhook_queue.ts";
 import { blobStoreKeys } from "./kv/keys.ts";
 import { removeExpiredUploads } from "./kv/tree/uploads.ts";
 import { repeatEvery } from "./lib/repeat.ts";
@@ -125,15 +120,9 @@ export async function boot(config: Config): Promise<Service> {
         afterSequenced: [webhookFanoutHook(kv)],
       }),
     });
-    // Webhook fan-outs and attempts from the KV queue, on every process (KV allows one
-    // listener per handle; kv/events/webhook_queue.ts). Closing KV ends it.
-    listenForWebhooks(deps);
-    // Webhook messages KV gave up on after its retries: run again until they succeed.
-    const webhookRedrive = repeatEvery(
-      "undelivered webhook messages",
-      UNDELIVERED_REDRIVE_MS,
-      () => redriveWebhookMessages(deps),
-    );
+    // Webhook fan-outs and attempts from the KV outbox, one leased worker per process (no KV
+    // queue: KV Connect and the new Deploy have none; kv/events/webhook_outbox.ts).
+    const webhookWorker = await startWebhookWorker(deps);
     // Once a killed process's leases lapse, its leftovers go within one more period, with no
     // restart or admin sweep needed. Safe on every process at once: each leftover is removed
     // once (a temp file by whoever deletes it first, a kv marker by a checked commit).
@@ -177,7 +166,7 @@ export async function boot(config: Config): Promise<Service> {
       markAdminTokenShown: () => markAdminTokenShown(kv),
       close: () => {
         cleanup.stop();
-        webhookRedrive.stop();
+        webhookWorker.stop();
         uploadCleanup.stop();
         lockSweep.stop();
         retention.stop();

@@ -274,10 +274,15 @@ export const FAMILIES = {
     shape: "[webhook_delivery, webhookId, deliveryId]",
     value: "WebhookDelivery (one message to one endpoint, its attempts; expireIn retention)",
   },
+  webhook_outbox: {
+    owner: "kv/events/webhook_outbox.ts",
+    shape: "[webhook_outbox, dueAt, id]",
+    value: "OutboxEntry (a webhook fan-out or attempt, due at dueAt; a claim moves it by a lease)",
+  },
   webhook_undelivered: {
-    owner: "kv/events/webhook_undelivered.ts",
+    owner: "kv/events/webhook_outbox.ts",
     shape: "[webhook_undelivered, kind, id]",
-    value: "a webhook queue message KV gave up on (keysIfUndelivered), run again until it succeeds",
+    value: "a message the KV queue gave up on before the outbox; moved into it at start",
   },
 
   // ------------------------------------------------------------ single sign-on (OIDC)

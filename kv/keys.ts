@@ -107,6 +107,8 @@ export const eventFloorKey = () => key("event_floor");
 export const webhookKey = (webhookId?: string) => key("webhook", ...opt(webhookId));
 export const webhookDeliveryKey = (webhookId: string, deliveryId?: string) =>
   key("webhook_delivery", webhookId, ...opt(deliveryId));
+export const webhookOutboxKey = (dueAt?: number, id?: string) =>
+  key("webhook_outbox", ...opt(dueAt), ...opt(id));
 export const webhookUndeliveredKey = (kind?: string, id?: string) =>
   key("webhook_undelivered", ...opt(kind), ...opt(id));
 

@@ -3,11 +3,12 @@
  * something is pending (kv/events/sequencer.ts), purge what retention ends, and wake the change
  * feed's long-polls when the log grows.
  *
- * How a process learns of a commit: `kv.watch` on the tick and head keys (instant within the
- * process, and across instances on Deno Deploy's KV), plus one `getMany` of those keys every
- * `pollMs`, because a local SQLite KV does not tell one process about another's commits. Both
- * cost the same whatever the number of waiting clients: the head is read once per process, the
- * new entries are listed once, and every waiter gets them from memory (`subscribe`).
+ * How a process learns of a commit: one poller per process, a `getMany` of the tick, head and
+ * lease keys every `pollMs` (200 ms, well inside the 2 s a long-poll on any host may wait). No
+ * `kv.watch`: on a local SQLite file it does not see other processes' commits
+ * (denoland/deno#21640), and every host must see the same thing on KV Connect and on Deploy.
+ * It costs the same whatever the number of waiting clients: the head is read once per process,
+ * the new entries are listed once, and every waiter gets them from memory (`subscribe`).
  *
  * Nothing here is needed for correctness: the log, its order and the lease are in KV, and a
  * process that stops only delays sequencing until its lease lapses (LEASE_MS).
@@ -167,12 +168,12 @@ export async function openEventLog(kv: Deno.Kv, opts: EventLogOptions): Promise<
   const look = (
     tick: Deno.KvEntryMaybe<unknown>,
     head: Deno.KvEntryMaybe<unknown>,
-    lease: Deno.KvEntryMaybe<SequencerLease> | null,
+    lease: Deno.KvEntryMaybe<SequencerLease>,
   ) => {
     if (tick.versionstamp !== lastTick || dirty) {
       lastTick = tick.versionstamp;
       sequenceSoon();
-    } else if (lease) {
+    } else {
       // Nothing new: still keep the lease (renewed halfway) or take over a lapsed one.
       const l = lease.value;
       const mine = l?.holder === holder;
@@ -185,16 +186,6 @@ export async function openEventLog(kv: Deno.Kv, opts: EventLogOptions): Promise<
       deliver();
     }
   };
-
-  const watch = kv.watch([eventTickKey(), eventHeadKey()]);
-  const reader = watch.getReader();
-  (async () => {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done || closed) return;
-      look(value[0], value[1], null);
-    }
-  })().catch(report("watching"));
 
   const timer = setInterval(async () => {
     try {
@@ -223,7 +214,6 @@ export async function openEventLog(kv: Deno.Kv, opts: EventLogOptions): Promise<
       closed = true;
       clearInterval(timer);
       if (scheduled !== null) clearTimeout(scheduled);
-      reader.cancel().catch(() => {});
     },
     releaseLease: () => releaseLease(kv, holder),
   };

@@ -5,16 +5,16 @@
  * random for a test), so ids sort by time and one event gives one delivery per webhook however
  * often its fan-out runs. The `webhook-id` header is `msg_<deliveryId>` on every attempt.
  *
- * At least once: every attempt is a Deno KV queue message (`AttemptMessage`), enqueued in the
- * same commit as the state that expects it (the delivery record, or the outcome of the previous
- * attempt). An attempt reads the record, sends, then commits its outcome checked against the
- * record it read; a process that dies before that commit leaves the message unfinished, and KV
- * hands it out again (webhook_undelivered.ts: KV's retries, then run again until it succeeds),
- * so the attempt repeats. A message whose `schedule` is not
+ * At least once: every attempt is an outbox message (`AttemptMessage`, webhook_outbox.ts), written
+ * in the same commit as the state that expects it (the delivery record, or the outcome of the
+ * previous attempt). An attempt reads the record, sends, then commits its outcome checked against
+ * the record it read; a process that dies before that commit leaves the message claimed, and it
+ * falls due again when the claim's lease lapses, so the attempt repeats. A message whose
+ * `schedule` is not
  * the record's any more (a manual retry replaced it) does nothing.
  *
  * Retries: after failed attempt n the next comes DRIVE_WEBHOOK_RETRY_BASE_MS * 2^(n-1) later (at
- * most MAX_RETRY_DELAY_MS), through enqueue's `delay`, while within the retry window
+ * most MAX_RETRY_DELAY_MS), through the outbox entry's due time, while within the retry window
  * (DRIVE_WEBHOOK_RETRY_WINDOW_S, 24 h) from the first attempt; then the delivery is failed. If
  * the endpoint failed everything since that first attempt, it is disabled (webhooks.ts).
  */
@@ -26,7 +26,7 @@ import { encodeCursor } from "./positions.ts";
 import type { SequencedEvent } from "./sequencer.ts";
 import { type AttemptOutcome, sendSigned } from "./webhook_send.ts";
 import { type DeliveryAttempt, withAttempt } from "./webhook_attempts.ts";
-import { enqueueOptions } from "./webhook_undelivered.ts";
+import { addToOutbox } from "./webhook_outbox.ts";
 import {
   addHealthChange,
   deleteWebhookRecord,
@@ -58,7 +58,7 @@ export interface WebhookDelivery {
   createdAt: string;
   status: "pending" | "delivered" | "failed";
   attempts: number;
-  /** Bumped with every attempt message enqueued; a message with another value is stale. */
+  /** Bumped with every attempt message written; a message with another value is stale. */
   schedule: number;
   /** The first attempt of the current retry window (reset by a manual retry). */
   windowStart: string | null;
@@ -80,10 +80,8 @@ export interface AttemptMessage {
   schedule: number;
 }
 
-const attemptQueueId = (m: AttemptMessage) => ({
-  kind: m.kind,
-  id: `${m.webhookId}.${m.deliveryId}.${m.schedule}`,
-});
+const attemptOutboxId = (m: AttemptMessage) =>
+  `attempt.${m.webhookId}.${m.deliveryId}.${m.schedule}`;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const expireIn = (d: Deps) => d.config.eventRetentionDays * 86_400_000;
@@ -131,7 +129,7 @@ function addScheduled(d: Deps, op: Deno.AtomicOperation, delivery: WebhookDelive
     deliveryId: delivery.id,
     schedule: delivery.schedule,
   };
-  op.enqueue(message, enqueueOptions(attemptQueueId(message), delay));
+  addToOutbox(op, attemptOutboxId(message), message, delay);
 }
 
 /** The one delivery id an event has at every webhook (see the module comment). */

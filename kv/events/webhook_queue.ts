@@ -1,17 +1,14 @@
 /**
- * Webhooks on the event log's seam (kv/events/sequencer.ts `afterSequenced`), and the one KV
- * queue listener that runs their messages.
+ * Webhooks on the event log's seam (kv/events/sequencer.ts `afterSequenced`), and the outbox
+ * worker that runs their messages (webhook_outbox.ts; no KV queue: KV Connect has none).
  *
  * The hook runs inside each sequencer batch commit: when an enabled webhook wants an event of
  * the batch, it adds one `FanoutMessage` (the batch's first and last log positions, and which
- * webhooks) to that commit. So an event enters the log if and only if its fan-out is queued,
+ * webhooks) to that commit's outbox. So an event enters the log if and only if its fan-out is queued,
  * whatever process dies when. One message per batch, not one per delivery, keeps the sequencer's
  * commit within KV's limits however many webhooks there are; the fan-out then writes the
- * deliveries (webhook_delivery.ts) in commits of its own, each delivery once, so a fan-out that
- * KV hands out twice creates nothing twice.
- *
- * Deno KV allows one queue listener per KV handle: boot() starts `listenForWebhooks` once, and
- * any other queue user should dispatch from the same handler by the message's `kind`.
+ * deliveries (webhook_delivery.ts) in commits of its own, each delivery once, so a fan-out run
+ * twice (a worker that died before it deleted the message) creates nothing twice.
  */
 import type { Deps } from "../deps.ts";
 import { eventLogKey } from "../keys.ts";
@@ -19,7 +16,7 @@ import type { DriveEvent } from "./log.ts";
 import { encodeCursor, type EventPosition, positionOfKey } from "./positions.ts";
 import type { AfterSequencedHook, SequencedEvent } from "./sequencer.ts";
 import { attemptDelivery, type AttemptMessage, createEventDeliveries } from "./webhook_delivery.ts";
-import { enqueueOptions, redriveUndelivered } from "./webhook_undelivered.ts";
+import { addToOutbox, adoptUndelivered, startOutboxWorker } from "./webhook_outbox.ts";
 import { listStoredWebhooks, readStoredWebhook, wantsEvent } from "./webhooks.ts";
 
 /** Deliver the log entries from `from` to `to` (both included) to `webhookIds`. */
@@ -46,8 +43,8 @@ export function webhookFanoutHook(kv: Deno.Kv): AfterSequencedHook {
       to: events[events.length - 1].position,
       webhookIds,
     };
-    // Its undelivered key names the batch: a fan-out KV gave up on is run again, never lost.
-    op.enqueue(message, enqueueOptions({ kind: message.kind, id: encodeCursor(message.from) }));
+    // Its id names the batch: one message per batch, however often the hook's commit is tried.
+    addToOutbox(op, `fanout.${encodeCursor(message.from)}`, message);
   };
 }
 
@@ -75,8 +72,9 @@ function isWebhookMessage(value: unknown): value is WebhookMessage {
 }
 
 /**
- * Handles one queue message. Throwing makes KV hand it out again (webhook_undelivered.ts), which only a
- * KV failure should: a failed HTTP attempt is recorded and rescheduled by the delivery itself.
+ * Runs one outbox message. Throwing makes the outbox run it again later (webhook_outbox.ts),
+ * which only a KV failure should: a failed HTTP attempt is recorded and rescheduled by the
+ * delivery itself.
  */
 export async function handleWebhookMessage(d: Deps, value: unknown): Promise<void> {
   if (!isWebhookMessage(value)) return;
@@ -84,14 +82,23 @@ export async function handleWebhookMessage(d: Deps, value: unknown): Promise<voi
   else await attemptDelivery(d, value);
 }
 
-/** Runs the webhook messages KV gave up on again (boot, every UNDELIVERED_REDRIVE_MS). */
-export function redriveWebhookMessages(d: Deps): Promise<number> {
-  return redriveUndelivered(d, (value) => handleWebhookMessage(d, value));
-}
+/**
+ * Starts this process's outbox worker (every process runs one; boot). Its lease is renewed
+ * while an attempt runs, so a slow endpoint is never sent the same attempt by a second process,
+ * and a killed process's attempt is due again within WEBHOOK_LEASE_MS (as KV's queue redelivered
+ * an unfinished message ~5 s after its process died). Messages the KV queue of earlier releases
+ * gave up on join the outbox first.
+ */
+/** How long a dead process holds a webhook message; renewed every third of it by a live one. */
+export const WEBHOOK_LEASE_MS = 6_000;
 
-/** Starts this process's queue listener; it ends when KV is closed. */
-export function listenForWebhooks(d: Deps): void {
-  d.kv.listenQueue((value) => handleWebhookMessage(d, value)).catch((err) => {
-    console.error("webhook queue listener stopped:", err);
+export async function startWebhookWorker(
+  d: Deps,
+  opts: { pollMs?: number } = {},
+): Promise<{ stop(): void }> {
+  await adoptUndelivered(d.kv);
+  return startOutboxWorker(d.kv, (value) => handleWebhookMessage(d, value), {
+    pollMs: opts.pollMs,
+    leaseMs: WEBHOOK_LEASE_MS,
   });
 }

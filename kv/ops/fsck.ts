@@ -238,11 +238,11 @@ export async function fsck(
     }, gap.repaired);
   }
   if (webhooks.waitingMessages > 0) {
-    // Not repaired here: every process runs them again each minute until they succeed.
+    // Not repaired here: the outbox workers run them again, with backoff, until they succeed.
     add({
       kind: "webhook_messages_waiting",
-      detail: `${webhooks.waitingMessages} webhook message(s) failed all of KV's retries and ` +
-        "wait for the next redrive (see the server log for why)",
+      detail: `${webhooks.waitingMessages} webhook outbox message(s) failed and ` +
+        "wait for their next run (see the server log for why)",
     });
   }
 

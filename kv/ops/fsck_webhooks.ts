@@ -1,9 +1,10 @@
 /**
  * The webhook part of `admin fsck`: every event an enabled webhook wants has its delivery
- * record, and no webhook queue message waits to be run again (kv/events/webhook_undelivered.ts).
+ * record, and no webhook outbox message waits to be run again after failing
+ * (kv/events/webhook_outbox.ts).
  *
- * An event is looked at once it is older than `graceMs`: a fan-out in flight (or in KV's
- * retries, then the redrive) has not written its deliveries yet, and that is no gap. Deliveries
+ * An event is looked at once it is older than `graceMs`: a fan-out in flight (or in the
+ * outbox's retries) has not written its deliveries yet, and that is no gap. Deliveries
  * expire with the event log, so only events still in the log are checked. `--repair` writes the
  * missing deliveries through the fan-out's own `createEventDeliveries` (each once, so a fan-out
  * that lands meanwhile creates nothing twice).
@@ -14,10 +15,10 @@ import type { DriveEvent } from "../events/log.ts";
 import { positionOfKey } from "../events/positions.ts";
 import type { SequencedEvent } from "../events/sequencer.ts";
 import { createEventDeliveries, eventDeliveryId } from "../events/webhook_delivery.ts";
-import { countUndelivered } from "../events/webhook_undelivered.ts";
+import { countFailingMessages } from "../events/webhook_outbox.ts";
 import { listStoredWebhooks, type StoredWebhook, wantsEvent } from "../events/webhooks.ts";
 
-/** KV's queue retries (about 13 min) and one redrive round, with room to spare. */
+/** The outbox's retries (about 13 min) and a lease or two, with room to spare. */
 export const WEBHOOK_GRACE_MS = 20 * 60_000;
 
 export interface WebhookGap {
@@ -29,7 +30,7 @@ export interface WebhookGap {
 
 export interface WebhookCheck {
   gaps: WebhookGap[];
-  /** Webhook queue messages KV gave up on, waiting for the next redrive round. */
+  /** Webhook outbox messages whose run failed, waiting for their next run. */
   waitingMessages: number;
 }
 
@@ -50,7 +51,7 @@ export async function checkWebhooks(
     }
     gaps.push(...await gapsIn(d, webhooks, batch, opts));
   }
-  return { gaps, waitingMessages: await countUndelivered(d.kv) };
+  return { gaps, waitingMessages: await countFailingMessages(d.kv) };
 }
 
 async function gapsIn(

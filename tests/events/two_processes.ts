@@ -1,9 +1,11 @@
 /**
- * The webhook tests' setup: a test server and a main.ts process sharing one KV file and data
- * directory (so deliveries go through KV alone), a receiver, and alice reachable on both.
+ * The webhook tests' setup: a test server and a main.ts process sharing one KV (a file, or a
+ * denokv server with DRIVE_TEST_KV=denokv) and data directory (so deliveries go through KV
+ * alone), a receiver, and alice reachable on both.
  */
 import { ADMIN_TOKEN } from "../helpers/admin.ts";
 import { ApiUser, newApiUser } from "../helpers/api.ts";
+import { sharedKv } from "../helpers/denokv_server.ts";
 import { type MainProcess, startMain } from "../helpers/process.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Receiver } from "./webhook_receiver.ts";
@@ -25,10 +27,12 @@ export async function withTwoProcesses(
   fn: (p: TwoProcesses) => Promise<void>,
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix });
-  const kvPath = `${dir}/drive.kv`;
+  const kv = await sharedKv(dir);
+  const kvPath = kv.kvPath;
   const receiver = new Receiver();
-  const a = await startTestServer({ kvPath, env: { DRIVE_DATA_DIR: dir, ...env } });
+  const a = await startTestServer({ kvPath, env: { DRIVE_DATA_DIR: dir, ...kv.env, ...env } });
   const b = await startMain({
+    ...kv.env,
     ...env,
     DRIVE_DATA_DIR: dir,
     DRIVE_KV: kvPath,
@@ -42,6 +46,7 @@ export async function withTwoProcesses(
     await b.stop();
     await a.close();
     await receiver.close();
+    await kv.close();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 }

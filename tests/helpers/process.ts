@@ -5,6 +5,7 @@
  * and stall the server); `output()` has all of it.
  */
 import { ADMIN_TOKEN } from "./admin.ts";
+import { sharedKv } from "./denokv_server.ts";
 
 export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 /** The start line, as a text line or inside a JSON log line (hence no quote in the URL). */
@@ -87,22 +88,25 @@ export async function startMain(
 }
 
 /**
- * Runs `fn` on two main.ts processes over one fresh data directory (one KV file), as two
- * instances of a deployment are, started with the test admin token and `env`; both are stopped
- * and the directory removed afterwards.
+ * Runs `fn` on two main.ts processes over one fresh data directory and one KV (the KV file in
+ * it, or one denokv server with DRIVE_TEST_KV=denokv), as two instances of a deployment are,
+ * started with the test admin token and `env`; both are stopped and the KV removed afterwards.
  */
 export async function withTwoMains(
   env: Record<string, string>,
   fn: (a: MainProcess, b: MainProcess) => Promise<void>,
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "drive-two-mains-" });
-  const shared = { DRIVE_DATA_DIR: dir, DRIVE_ADMIN_TOKEN: ADMIN_TOKEN, ...env };
+  const kv = await sharedKv(dir);
+  const onKv = kv.env.DENO_KV_ACCESS_TOKEN ? { DRIVE_KV: kv.kvPath, ...kv.env } : {};
+  const shared = { DRIVE_DATA_DIR: dir, DRIVE_ADMIN_TOKEN: ADMIN_TOKEN, ...onKv, ...env };
   const procs: MainProcess[] = [];
   try {
     procs.push(await startMain(shared), await startMain(shared));
     await fn(procs[0], procs[1]);
   } finally {
     for (const p of procs) await p.stop();
+    await kv.close();
     await Deno.remove(dir, { recursive: true });
   }
 }

@@ -8,6 +8,7 @@ import { type Config, readConfig } from "../../config.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { serve } from "../../serve.ts";
 import { ADMIN_TOKEN, AdminClient } from "./admin.ts";
+import { sharedKv } from "./denokv_server.ts";
 
 export interface TestServer {
   url: string;
@@ -83,22 +84,31 @@ export async function withServer<T>(
 }
 
 /**
- * Runs `fn` with two app instances on one KV file, as two processes of one service would run;
- * both are closed and the file removed afterwards.
+ * Runs `fn` with two app instances on one KV, as two processes of one service would run: one
+ * KV file, or one denokv server with DRIVE_TEST_KV=denokv (tests/helpers/denokv_server.ts);
+ * both are closed and the KV removed afterwards.
  */
 export async function withTwoServersOnOneKv(
   fn: (a: TestServer, b: TestServer) => Promise<void>,
   opts: Omit<ServerOptions, "kvPath"> = {},
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "drive-shared-kv-" });
-  const kvPath = `${dir}/drive.kv`;
-  const a = await startTestServer({ ...opts, kvPath });
-  const b = await startTestServer({ ...opts, kvPath });
+  const kv = await sharedKv(dir);
   try {
-    await fn(a, b);
+    const env = { ...kv.env, ...opts.env };
+    const a = await startTestServer({ ...opts, env, kvPath: kv.kvPath });
+    try {
+      const b = await startTestServer({ ...opts, env, kvPath: kv.kvPath });
+      try {
+        await fn(a, b);
+      } finally {
+        await b.close();
+      }
+    } finally {
+      await a.close();
+    }
   } finally {
-    await a.close();
-    await b.close();
+    await kv.close();
     await Deno.remove(dir, { recursive: true });
   }
 }
