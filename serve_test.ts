@@ -11,32 +11,20 @@ import { createHash } from "node:crypto";
 import { serve } from "./serve.ts";
 import type { Handler } from "./server/deno_http.ts";
 import { connectionCap } from "./server/limits.ts";
-import { TEST_LIMITS as LIMITS } from "./server/limits_fixtures.ts";
+import { TEST_LIMITS as LIMITS, withLoopbackServe } from "./server/limits_fixtures.ts";
 
-async function withServe(
+/** serve() on a loopback port for `fn`, given its URL and a stop that waits up to 2 s. */
+const withServe = (
   handler: Handler,
   fn: (url: string, stop: () => Promise<void>) => Promise<void>,
   opts: { listener?: Deno.Listener<Deno.TcpConn, Deno.NetAddr>; log?: (m: string) => void } = {},
-) {
-  const ac = new AbortController();
-  const server = serve({ fetch: handler }, LIMITS, {
-    hostname: "127.0.0.1",
-    port: 0,
-    signal: ac.signal,
-    graceMs: 2000,
-    log: opts.log ?? (() => {}),
-    listener: opts.listener,
-  });
-  const stop = async () => {
-    ac.abort();
-    await server.finished;
-  };
-  try {
-    await fn(`http://127.0.0.1:${server.addr.port}`, stop);
-  } finally {
-    await stop();
-  }
-}
+) =>
+  withLoopbackServe(
+    handler,
+    LIMITS,
+    (server, stop) => fn(`http://127.0.0.1:${server.addr.port}`, stop),
+    { graceMs: 2000, ...opts },
+  );
 
 Deno.test("accept failures (EMFILE) are retried; the server keeps serving and logs the episode once", async () => {
   const real = Deno.listen({ hostname: "127.0.0.1", port: 0 });

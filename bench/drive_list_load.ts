@@ -8,7 +8,7 @@
  *   deno run -A bench/drive_list_load.ts [--clients 128] [--before <dir>]
  */
 import {
-  benchApiKey,
+  benchDriveApi,
   freePort,
   mainEnv,
   numberArg,
@@ -35,12 +35,7 @@ async function measure(label: string, cwd: string) {
   }).spawn();
   try {
     await waitFor(`${url}/healthz`);
-    const key = await benchApiKey(url);
-    const api = (path: string, init: RequestInit = {}) =>
-      fetch(`${url}/api/external/v1${path}`, {
-        ...init,
-        headers: { authorization: `Bearer ${key}`, ...init.headers },
-      });
+    const api = await benchDriveApi(url);
     const made = await (await api("/folders", {
       method: "POST",
       headers: { "content-type": "application/json" },

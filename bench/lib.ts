@@ -17,6 +17,18 @@ export async function benchApiKey(url: string, quotaBytes?: number): Promise<str
   });
   return await admin.createKey(user.userSeq);
 }
+
+/** A fetch of the drive API at `url` (paths under /api/external/v1) with API key `key`. */
+export const driveApi = (url: string, key: string) => (path: string, init: RequestInit = {}) =>
+  fetch(`${url}/api/external/v1${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${key}`, ...init.headers },
+  });
+
+/** The drive API (driveApi) of a new user "bench" (benchApiKey) on the server at `url`. */
+export const benchDriveApi = async (url: string, quotaBytes?: number) =>
+  driveApi(url, await benchApiKey(url, quotaBytes));
+
 export const MiB = 1024 * 1024;
 
 /** `--name <value>` from the command line, else undefined. */

@@ -21,7 +21,7 @@
  * through gdb: what RSS then drops by was freed memory malloc kept, not memory in use (a native
  * leak would stay). Bounded: fixed durations, loopback only.
  */
-import { benchApiKey, currentRssMiB, freePort, mainEnv, MiB, numberArg, waitFor } from "./lib.ts";
+import { benchDriveApi, currentRssMiB, freePort, mainEnv, MiB, numberArg, waitFor } from "./lib.ts";
 
 const ROUNDS = numberArg("rounds", 3);
 const SECONDS = numberArg("seconds", 10);
@@ -169,12 +169,7 @@ while (!/ws:\/\/\S+/.test(banner)) {
 try {
   const v8 = await inspector(/ws:\/\/\S+/.exec(banner)![0]);
   await waitFor(`${url}/healthz`);
-  const key = await benchApiKey(url);
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${url}/api/external/v1${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${key}`, ...init.headers },
-    });
+  const api = await benchDriveApi(url);
   const newFolder = async (fn: string, pfs?: number) => {
     const res = await api("/folders", {
       method: "POST",

@@ -24,6 +24,7 @@ import type { ProviderHostClient } from "../provider/host/client.ts";
 import {
   ADMIN_TOKEN,
   currentRssMiB,
+  driveApi,
   freePort,
   mainEnv,
   median,
@@ -184,11 +185,7 @@ async function mixedFloor() {
 }
 
 async function mixedLoadAt(url: string, key: string, pid: number) {
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${url}/api/external/v1${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${key}`, ...init.headers },
-    });
+  const api = driveApi(url, key);
   const body = new Uint8Array(1024 * 1024).fill(42);
   const files: number[] = [];
   const counts = { uploads: 0, downloads: 0, listings: 0, errors: 0 };

@@ -10,7 +10,6 @@ import { openFsStaging } from "./fs_staging.ts";
 import { LeaseLostError, type WriteLeases, WRITER_ID } from "./leases.ts";
 import {
   type AbandonedWrite,
-  appendStagedGuarded,
   asOutOfSpace,
   type BlobInfo,
   BlobNotFoundError,
@@ -18,10 +17,10 @@ import {
   type ByteRange,
   coalesce,
   newBlobId,
-  spaceGuard,
   type StoredBlob,
   type WriteOptions,
 } from "./store.ts";
+import { guardedStaging, spaceGuard } from "./reserve.ts";
 
 const BLOB_ID = /^[0-9a-f]{32}$/;
 const WRITE_CHUNK = 1024 * 1024;
@@ -123,14 +122,7 @@ export async function openFsBlobStore(
   return {
     kind: "fs",
     ...staging,
-
-    // Staged bytes count against the reserve like any other; a full disk is an OutOfSpaceError.
-    async stage(expiresAt) {
-      await room(0);
-      return await staging.stage(expiresAt).catch((err) => Promise.reject(asOutOfSpace(err)));
-    },
-
-    appendStaged: (...args) => appendStagedGuarded(staging.appendStaged, room, ...args),
+    ...guardedStaging(staging, room),
 
     async write(body, opts: WriteOptions = {}): Promise<BlobInfo> {
       const blobId = newBlobId();

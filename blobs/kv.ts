@@ -9,7 +9,6 @@ import { kvStaging } from "./kv_staging.ts";
 import { type LeaseKeyOf, LeaseLostError, openWriteLeases, type WriteLeases } from "./leases.ts";
 import {
   type AbandonedWrite,
-  appendStagedGuarded,
   asOutOfSpace,
   type BlobInfo,
   BlobNotFoundError,
@@ -19,6 +18,7 @@ import {
   newBlobId,
   type StoredBlob,
 } from "./store.ts";
+import { guardedStaging } from "./reserve.ts";
 
 /** Below KV's 64 KiB value limit with room for the serializer's header. */
 export const KV_CHUNK = 63 * 1024;
@@ -67,7 +67,7 @@ export interface BlobKeys {
 export interface KvStoreOptions {
   /**
    * Asked before bytes are stored (throws OutOfSpaceError when they would eat into the reserve
-   * kept for the rest of KV): a KV file on a local disk (blobs/store.ts spaceGuard). None: KV
+   * kept for the rest of KV): a KV file on a local disk (blobs/reserve.ts spaceGuard). None: KV
    * itself says when it is full.
    */
   room?: (bytes: number) => Promise<void>;
@@ -137,14 +137,7 @@ export function openKvBlobStore(
   return {
     kind: "kv",
     ...staging,
-
-    // Staged bytes count against the reserve like any other; a full disk is an OutOfSpaceError.
-    async stage(expiresAt) {
-      await room(0);
-      return await staging.stage(expiresAt).catch((err) => Promise.reject(asOutOfSpace(err)));
-    },
-
-    appendStaged: (...args) => appendStagedGuarded(staging.appendStaged, room, ...args),
+    ...guardedStaging(staging, room),
 
     async write(body, opts = {}): Promise<BlobInfo> {
       const blobId = newBlobId();

@@ -9,13 +9,8 @@ import assert from "node:assert/strict";
 import { openFsBlobStore } from "./fs.ts";
 import { openKvBlobStore } from "./kv.ts";
 import { openWriteLeases } from "./leases.ts";
-import {
-  type BlobStore,
-  isOutOfSpace,
-  OutOfSpaceError,
-  spaceGuard,
-  StageAppendError,
-} from "./store.ts";
+import { type BlobStore, isOutOfSpace, OutOfSpaceError, StageAppendError } from "./store.ts";
+import { spaceGuard } from "./reserve.ts";
 import { blobStoreKeys } from "../kv/keys.ts";
 import { testBytes } from "../tests/helpers/bytes.ts";
 

@@ -4,7 +4,6 @@
  * lives in KV resources; a blob becomes visible only when a resource record points at it.
  */
 import { createHash } from "node:crypto";
-import { statfs } from "node:fs/promises";
 
 export interface BlobInfo {
   blobId: string;
@@ -217,91 +216,6 @@ export function asOutOfSpace(err: unknown): unknown {
   return !(err instanceof OutOfSpaceError) && isOutOfSpace(err)
     ? new OutOfSpaceError(err instanceof Error ? err.message : String(err))
     : err;
-}
-
-/** Bytes free for unprivileged writers on the file system holding `path`. */
-export async function freeBytesAt(path: string): Promise<number> {
-  const fs = await statfs(path);
-  return fs.bavail * fs.bsize;
-}
-
-/**
- * Refuses bytes that would leave less than `reserveBytes` free under `path`: asks before each
- * piece a store writes (throws OutOfSpaceError), so blobs stop while KV, on the same disk, still
- * has room for the commits that free space (trash, purge) and the audit of reads. `freeBytes`
- * is how free space is measured (tests give their own).
- */
-export function spaceGuard(
-  path: string,
-  reserveBytes: number,
-  freeBytes: (path: string) => Promise<number> = freeBytesAt,
-): (bytes: number) => Promise<void> {
-  return async (bytes) => {
-    if (reserveBytes <= 0) return;
-    let free: number;
-    try {
-      free = await freeBytes(path);
-    } catch (err) {
-      // Not allowed to look (run without --allow-sys=statfs): the reserve cannot be kept, and
-      // the disk's own ENOSPC still answers 507; refusing every write would be worse.
-      if (err instanceof Deno.errors.NotCapable) return;
-      throw err;
-    }
-    if (free - bytes < reserveBytes) {
-      throw new OutOfSpaceError(
-        `${free} bytes free, and ${reserveBytes} are kept for KV (DRIVE_KV_RESERVE_BYTES)`,
-      );
-    }
-  };
-}
-
-/** How many bytes one look at the free space lets through (a statfs per network chunk is dear). */
-export const SPACE_STEP = 1024 * 1024;
-
-/**
- * `body` with room asked for every SPACE_STEP bytes before they pass on: a body that would eat
- * into the reserve fails with OutOfSpaceError, at most one step past the last look. With `full`,
- * it ends instead (as if the body were complete) and the error is left there: a stage's caller
- * then reports it with the count of bytes stored (appendStagedGuarded).
- */
-export async function* guardedBody(
-  body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
-  room: (bytes: number) => Promise<void>,
-  full?: { error?: unknown },
-): AsyncGenerator<Uint8Array> {
-  let budget = 0;
-  for await (const chunk of body as AsyncIterable<Uint8Array>) {
-    while (budget < chunk.byteLength) {
-      try {
-        await room(SPACE_STEP);
-      } catch (err) {
-        if (!full) throw err;
-        full.error = err;
-        return;
-      }
-      budget += SPACE_STEP;
-    }
-    budget -= chunk.byteLength;
-    yield chunk;
-  }
-}
-
-/**
- * A store's appendStaged with the reserve: none starts below it; one that reaches it rejects with
- * StageAppendError (bytes stored, OutOfSpaceError). The body ends there rather than fails, so a
- * full disk never takes the append's path for a body breaking while a write is in flight.
- */
-export async function appendStagedGuarded(
-  append: BlobStore["appendStaged"],
-  room: (bytes: number) => Promise<void>,
-  ...[stageId, offset, body, opts]: Parameters<BlobStore["appendStaged"]>
-): Promise<number> {
-  await room(0);
-  const full: { error?: unknown } = {};
-  const stored = await append(stageId, offset, guardedBody(body, room, full), opts)
-    .catch((err) => Promise.reject(asOutOfSpace(err)));
-  if (full.error !== undefined) throw new StageAppendError(stored, full.error);
-  return stored;
 }
 
 export class BlobNotFoundError extends Error {

@@ -8,33 +8,18 @@
 import assert from "node:assert/strict";
 import net from "node:net";
 import { parseCidr } from "../lib/ip.ts";
-import { serve, type Server } from "../serve.ts";
+import type { Server } from "../serve.ts";
 import { clientSlots, perClientCap } from "./clients.ts";
 import type { Handler } from "./deno_http.ts";
 import type { ConnectionLimits } from "./limits.ts";
-import { TEST_LIMITS as LIMITS } from "./limits_fixtures.ts";
+import { TEST_LIMITS as LIMITS, withLoopbackServe } from "./limits_fixtures.ts";
 
-/** serve() on a free loopback port for the length of `fn`. */
-async function served(
+/** serve() on a free loopback port for the length of `fn`; stopping waits for nothing. */
+const served = (
   handler: Handler,
   limits: ConnectionLimits,
   fn: (server: Server) => Promise<void>,
-) {
-  const ac = new AbortController();
-  const server = serve({ fetch: handler }, limits, {
-    hostname: "127.0.0.1",
-    port: 0,
-    signal: ac.signal,
-    graceMs: 0,
-    log: () => {},
-  });
-  try {
-    await fn(server);
-  } finally {
-    ac.abort();
-    await server.finished;
-  }
-}
+) => withLoopbackServe(handler, limits, fn, { graceMs: 0 });
 
 function closeQuietly(conn: Deno.Conn) {
   try {

@@ -15,7 +15,7 @@ import {
   rotateAdapterSecret,
 } from "../../kv/adapters/adapters.ts";
 import type { Deps } from "../../kv/deps.ts";
-import { fail } from "../../kv/errors.ts";
+import { type ErrorCode, fail } from "../../kv/errors.ts";
 import { normalizeBaseUrl, ProviderHostClient } from "../../provider/host/client.ts";
 import { jsonBody, newOpenApiApp } from "../http/openapi.ts";
 import {
@@ -26,6 +26,7 @@ import {
   creationRoute,
   operation,
   serveDelete,
+  serveRecord,
 } from "./schemas/common.ts";
 import {
   type Adapter,
@@ -54,6 +55,26 @@ const NameParams = z.object({
     example: "office",
   }),
 });
+
+/**
+ * The declaration of POST `path`, an action on the adapter `{name}` names: an optional JSON
+ * `body`, answered with `answer` (what it holds, `description`), or one of `codes` besides a
+ * missing adapter.
+ */
+const adapterAction = <P extends string, B extends z.ZodTypeAny, T extends z.ZodTypeAny>(
+  path: P,
+  name: ReturnType<typeof adapterOp>,
+  body: B,
+  answer: { schema: T; description: string },
+  ...codes: ErrorCode[]
+) =>
+  adminRoute("post", path, name, {
+    request: { params: NameParams, body: jsonBody(body, false) },
+    responses: {
+      200: adminJson(answer.schema, answer.description),
+      ...adminErrors(...BODY_ERRORS, "ADAPTER_001", ...codes),
+    },
+  });
 
 export function adaptersAdminApi(d: Deps) {
   const app = newOpenApiApp();
@@ -99,20 +120,14 @@ export function adaptersAdminApi(d: Deps) {
     async (c) => c.json({ items: await listAdapters(d.kv) satisfies Adapter[] }, 200),
   );
 
-  app.openapi(
-    adminRoute(
-      "get",
-      "/adapters/{name}",
-      adapterOp("getAdapter", "Read one adapter (never its secret)"),
-      {
-        request: { params: NameParams },
-        responses: { 200: adminJson(AdapterSchema, "The adapter"), ...adminErrors("ADAPTER_001") },
-      },
-    ),
-    async (c) => {
-      return c.json(await requireAdapter(d.kv, c.req.valid("param").name) satisfies Adapter, 200);
-    },
-  );
+  serveRecord(app, {
+    path: "/adapters/{name}",
+    name: adapterOp("getAdapter", "Read one adapter (never its secret)"),
+    params: NameParams,
+    schema: AdapterSchema,
+    description: "The adapter",
+    missing: "ADAPTER_001",
+  }, ({ name }) => requireAdapter(d.kv, name));
 
   serveDelete(app, {
     path: "/adapters/{name}",
@@ -127,21 +142,16 @@ export function adaptersAdminApi(d: Deps) {
   }, ({ name }) => deleteAdapter(d.kv, name));
 
   app.openapi(
-    adminRoute(
-      "post",
+    adapterAction(
       "/adapters/{name}/rotate-secret",
       adapterOp(
         "rotateAdapterSecret",
         "Replace an adapter's secret (given, or generated and shown this once)",
         { action: "adapter_secret_rotated", targets: { name: "adapter" } },
       ),
-      {
-        request: { params: NameParams, body: jsonBody(RotateSecretBody, false) },
-        responses: {
-          200: adminJson(RotatedSecretSchema, "The new secret"),
-          ...adminErrors(...BODY_ERRORS, "ADAPTER_001", "ADAPTER_004"),
-        },
-      },
+      RotateSecretBody,
+      { schema: RotatedSecretSchema, description: "The new secret" },
+      "ADAPTER_004",
     ),
     async (c) => {
       const { name } = c.req.valid("param");
@@ -151,21 +161,15 @@ export function adaptersAdminApi(d: Deps) {
   );
 
   app.openapi(
-    adminRoute(
-      "post",
+    adapterAction(
       "/adapters/{name}/test",
       adapterOp(
         "testAdapterConnection",
         "Test the connection as the document host would: a signed list of the root",
         { action: "adapter_tested", targets: { name: "adapter" } },
       ),
-      {
-        request: { params: NameParams, body: jsonBody(ConnectionTestBody, false) },
-        responses: {
-          200: adminJson(ConnectionTestSchema, "The verdict (ok false lists the problems)"),
-          ...adminErrors(...BODY_ERRORS, "ADAPTER_001"),
-        },
-      },
+      ConnectionTestBody,
+      { schema: ConnectionTestSchema, description: "The verdict (ok false lists the problems)" },
     ),
     async (c) => {
       const { name } = c.req.valid("param");

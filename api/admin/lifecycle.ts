@@ -4,7 +4,8 @@
  * in the path and in `?confirm=`, so a mistyped id deletes nothing; repeating a deletion or a
  * transfer that a crash interrupted finishes it.
  */
-import { z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { ErrorCode } from "../../kv/errors.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { deleteTenant, deleteUser } from "../../kv/lifecycle/delete_account.ts";
 import { transferDrive } from "../../kv/lifecycle/transfer.ts";
@@ -23,57 +24,63 @@ import {
 
 const userSeqPath = z.object({ userSeq: seqParam("userSeq").describe("The user's seq") });
 
+/**
+ * Declares and serves DELETE `path`, a deletion that `?confirm=` names again: `remove` deletes
+ * the record `params` name and tells what went (`deleted`), or fails with one of `codes`.
+ */
+function serveConfirmedDelete<P extends z.ZodObject, T extends z.ZodTypeAny>(
+  app: OpenAPIHono,
+  route: {
+    path: string;
+    name: ReturnType<typeof userOp>;
+    description?: string;
+    params: P;
+    deleted: T;
+    codes: ErrorCode[];
+  },
+  remove: (params: z.infer<P>, confirm: string) => Promise<z.infer<T>>,
+) {
+  const { path, name, description, params, deleted, codes } = route;
+  const declared = adminRoute("delete", path, name, {
+    ...(description ? { description } : {}),
+    request: { params, query: ConfirmQuery },
+    responses: {
+      200: adminJson(deleted, "What was deleted"),
+      ...adminErrors("ADMIN_002", ...codes),
+    },
+  });
+  app.openapi(declared, async (c) => {
+    const { confirm } = c.req.valid("query" as never) as z.infer<typeof ConfirmQuery>;
+    return c.json(await remove(c.req.valid("param" as never) as z.infer<P>, confirm), 200);
+  });
+}
+
 export function lifecycleAdminApi(d: Deps) {
   const app = newOpenApiApp();
-  app.openapi(
-    adminRoute(
-      "delete",
-      "/users/{userSeq}",
-      userOp(
-        "deleteUser",
-        "Delete a user for good: their files, versions, trash, shares, links, pins and keys",
-        { action: "user_deleted", targets: { userSeq: "userSeq" } },
-      ),
-      {
-        description:
-          "Frees every stored byte of theirs. Repeat the call to finish one a crash cut short.",
-        request: { params: userSeqPath, query: ConfirmQuery },
-        responses: {
-          200: adminJson(UserDeletionSchema, "What was deleted"),
-          ...adminErrors("ADMIN_002", "USER_001", "USER_005"),
-        },
-      },
+  serveConfirmedDelete(app, {
+    path: "/users/{userSeq}",
+    name: userOp(
+      "deleteUser",
+      "Delete a user for good: their files, versions, trash, shares, links, pins and keys",
+      { action: "user_deleted", targets: { userSeq: "userSeq" } },
     ),
-    async (c) => {
-      const { userSeq } = c.req.valid("param");
-      return c.json(await deleteUser(d, userSeq, c.req.valid("query").confirm), 200);
-    },
-  );
-  app.openapi(
-    adminRoute(
-      "delete",
-      "/tenants/{id}",
-      tenantOp(
-        "deleteTenant",
-        "Delete a tenant for good, with every user in it (each deleted as DELETE /users does)",
-        { action: "tenant_deleted", targets: { id: "tenantId" } },
-      ),
-      {
-        request: {
-          params: z.object({ id: seqParam("id").describe("The tenant's id") }),
-          query: ConfirmQuery,
-        },
-        responses: {
-          200: adminJson(TenantDeletionSchema, "What was deleted"),
-          ...adminErrors("ADMIN_002", "TENANT_001"),
-        },
-      },
+    description:
+      "Frees every stored byte of theirs. Repeat the call to finish one a crash cut short.",
+    params: userSeqPath,
+    deleted: UserDeletionSchema,
+    codes: ["USER_001", "USER_005"],
+  }, ({ userSeq }, confirm) => deleteUser(d, userSeq, confirm));
+  serveConfirmedDelete(app, {
+    path: "/tenants/{id}",
+    name: tenantOp(
+      "deleteTenant",
+      "Delete a tenant for good, with every user in it (each deleted as DELETE /users does)",
+      { action: "tenant_deleted", targets: { id: "tenantId" } },
     ),
-    async (c) => {
-      const { id } = c.req.valid("param");
-      return c.json(await deleteTenant(d, id, c.req.valid("query").confirm), 200);
-    },
-  );
+    params: z.object({ id: seqParam("id").describe("The tenant's id") }),
+    deleted: TenantDeletionSchema,
+    codes: ["TENANT_001"],
+  }, ({ id }, confirm) => deleteTenant(d, id, confirm));
   app.openapi(
     adminRoute(
       "post",

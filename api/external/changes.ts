@@ -31,17 +31,17 @@ const CursorQuery = z.string({ error: "cursor is required" }).openapi({
   example: CURSOR_EXAMPLE,
 });
 
-const ChangesQuery = z.object({
-  cursor: CursorQuery,
+/** ?ps= of GET /changes. */
+const PageSize = {
   ps: pageSizeQuery(
     MAX_CHANGES_PAGE,
     100,
     `Most changes in one page, 1 to ${MAX_CHANGES_PAGE} (default 100)`,
   ),
-});
+};
 
-const WaitQuery = z.object({
-  cursor: CursorQuery,
+/** ?timeout= of GET /changes/wait. */
+const Timeout = {
   timeout: z.coerce.number({ error: `timeout must be 1 to ${MAX_WAIT_SECONDS} seconds` })
     .int(`timeout must be whole seconds, 1 to ${MAX_WAIT_SECONDS}`)
     .min(1, "timeout must be at least 1 second")
@@ -51,7 +51,7 @@ const WaitQuery = z.object({
       description: `Seconds to wait for a change, 1 to ${MAX_WAIT_SECONDS} (default 30)`,
       example: 30,
     }),
-});
+};
 
 const ResourceRefSchema = EventResourceSchema.openapi("ChangeResource");
 
@@ -90,34 +90,41 @@ const cursorRoute = route("get", "/changes/cursor", "getChangesCursor", {
   ),
 });
 
-const changesRoute = route("get", "/changes", "listChanges", {
+/**
+ * The declaration of a read of the feed after `?cursor=` (and the fields of `query`): `data`
+ * answers it, CHANGES_001 refuses a cursor older than the feed keeps.
+ */
+const afterCursorRoute = <P extends string, Q extends z.ZodRawShape, T extends z.ZodTypeAny>(
+  path: P,
+  operationId: string,
+  read: { summary: string; query: Q; data: T; description: string },
+) =>
+  route("get", path, operationId, {
+    summary: read.summary,
+    request: { query: z.object({ cursor: CursorQuery, ...read.query }) },
+    responses: jsonAnswers(read.data, read.description, "CHANGES_001"),
+  });
+
+const changesRoute = afterCursorRoute("/changes", "listChanges", {
   summary: "Changes after a cursor that concern the caller, in commit order",
-  request: { query: ChangesQuery },
-  responses: jsonAnswers(
-    z.object({
-      items: z.array(ChangeSchema).describe("The changes, oldest first"),
-      cursor: z.string().describe("Resume point: send it as cursor for the next page"),
-      hasMore: z.boolean().describe("Whether more entries follow right now (ask again)"),
-    }),
-    "A page of changes",
-    "REQUEST_001",
-    "CHANGES_001",
-  ),
+  query: PageSize,
+  data: z.object({
+    items: z.array(ChangeSchema).describe("The changes, oldest first"),
+    cursor: z.string().describe("Resume point: send it as cursor for the next page"),
+    hasMore: z.boolean().describe("Whether more entries follow right now (ask again)"),
+  }),
+  description: "A page of changes",
 });
 
-const waitRoute = route("get", "/changes/wait", "waitForChanges", {
+const waitRoute = afterCursorRoute("/changes/wait", "waitForChanges", {
   summary: "Long-poll: answers as soon as a change after the cursor concerns the caller",
-  request: { query: WaitQuery },
-  responses: jsonAnswers(
-    z.object({
-      changes: z.boolean().describe(
-        "true: GET /changes with the same cursor has something; false: the timeout passed",
-      ),
-    }),
-    "Whether changes are waiting",
-    "REQUEST_001",
-    "CHANGES_001",
-  ),
+  query: Timeout,
+  data: z.object({
+    changes: z.boolean().describe(
+      "true: GET /changes with the same cursor has something; false: the timeout passed",
+    ),
+  }),
+  description: "Whether changes are waiting",
 });
 
 export function changesApi(d: Deps) {

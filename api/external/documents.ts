@@ -8,11 +8,12 @@ import type { Deps } from "../../kv/deps.ts";
 import { storeNewFile } from "../../kv/tree/content.ts";
 import { fail, isDriveError } from "../../kv/errors.ts";
 import { pickTemplateLanguage, TEMPLATE_TYPES, templateFile } from "../../kv/tree/templates.ts";
-import { type ApiEnv, requireWrite } from "../http/auth.ts";
+import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { bodySeq, createdAnswers, jsonBody, newOpenApiApp, tagRoutes } from "../http/openapi.ts";
+import { bodySeq, jsonBody, newOpenApiApp } from "../http/openapi.ts";
+import { created, driveRoutes } from "../http/write_routes.ts";
 
-const route = tagRoutes("Documents");
+const { write } = driveRoutes("Documents");
 
 const CreateDocumentBody = z.object({
   tt: z.enum(TEMPLATE_TYPES, { error: "tt must be word, excel, ppt or note" }).openapi({
@@ -23,9 +24,8 @@ const CreateDocumentBody = z.object({
   ss: bodySeq("Owner's user seq when creating inside a folder shared with the caller"),
 }).openapi("CreateDocumentRequest", { description: "A new empty office document" });
 
-const createDocumentRoute = route("post", "/documents", "createDocument", {
+const createDocumentRoute = write("post", "/documents", "createDocument", {
   summary: "Create an empty document from a built-in template (Korean or English)",
-  middleware: [requireWrite] as const,
   request: {
     headers: z.object({
       "accept-language": z.string().optional().openapi({
@@ -35,13 +35,12 @@ const createDocumentRoute = route("post", "/documents", "createDocument", {
     }),
     body: jsonBody(CreateDocumentBody, true, { tt: "word", pfs: 1 }),
   },
-  responses: createdAnswers(
+  responses: created(
     z.object({
       resourceSeq: z.number().int().describe("The new document"),
       userSeq: z.number().int().openapi({ description: "Owner of the new document" }),
     }),
     "Created",
-    "AUTH_003",
     "QUOTA_003",
     "RESOURCE_002",
     "RESOURCE_005",

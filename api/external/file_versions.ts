@@ -9,21 +9,15 @@ import type { Deps } from "../../kv/deps.ts";
 import { recordSharedOpen } from "../../kv/sharing/shared_list.ts";
 import type { Resource } from "../../kv/tree/resources.ts";
 import { removeVersion, requireVersion, restoreVersion } from "../../kv/tree/versions.ts";
-import { type ApiEnv, requireWrite } from "../http/auth.ts";
+import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import { sendFile } from "../http/file_response.ts";
 import { recordDownload } from "../../kv/events/log.ts";
-import {
-  errorResponses,
-  FILE_ACCESS_ERRORS,
-  jsonAnswers,
-  newOpenApiApp,
-  seqParam,
-  tagRoutes,
-} from "../http/openapi.ts";
+import { errorResponses, FILE_ACCESS_ERRORS, newOpenApiApp, seqParam } from "../http/openapi.ts";
+import { changed, driveRoutes } from "../http/write_routes.ts";
 import { ResourceItemSchema, SsQuery, toResourceItem } from "../http/schemas.ts";
 
-const route = tagRoutes("Files");
+const { route, write } = driveRoutes("Files");
 
 const VersionParams = z.object({
   resourceSeq: seqParam("resourceSeq").openapi({
@@ -36,27 +30,25 @@ const VersionParams = z.object({
   }),
 });
 
+/** Every version route names the file and the version in its path, and ss in its query. */
+const VERSION_PATH = "/files/{resourceSeq}/versions/{version}";
+const VERSION_REQUEST = { params: VersionParams, query: SsQuery };
 const COMMON = [...FILE_ACCESS_ERRORS, "VERSION_001"] as const;
 
-const downloadRoute = route(
-  "get",
-  "/files/{resourceSeq}/versions/{version}/download",
-  "downloadFileVersion",
-  {
-    summary: "Download a stored version of a file (Range, ETag/If-None-Match as a download)",
-    description:
-      "Needs the download permission on shared files. The ETag is the first 32 hex digits of the version's SHA-256.",
-    request: { params: VersionParams, query: SsQuery },
-    responses: {
-      200: {
-        description: "The version's bytes (the file's Content-Type and name, Content-Disposition)",
-      },
-      206: { description: "The requested byte range (Content-Range)" },
-      304: { description: "If-None-Match matched the ETag" },
-      ...errorResponses(...COMMON, "RESOURCE_011"),
+const downloadRoute = route("get", `${VERSION_PATH}/download`, "downloadFileVersion", {
+  summary: "Download a stored version of a file (Range, ETag/If-None-Match as a download)",
+  description:
+    "Needs the download permission on shared files. The ETag is the first 32 hex digits of the version's SHA-256.",
+  request: VERSION_REQUEST,
+  responses: {
+    200: {
+      description: "The version's bytes (the file's Content-Type and name, Content-Disposition)",
     },
+    206: { description: "The requested byte range (Content-Range)" },
+    304: { description: "If-None-Match matched the ETag" },
+    ...errorResponses(...COMMON, "RESOURCE_011"),
   },
-);
+});
 
 const RestoredSchema = z.object({
   file: ResourceItemSchema.describe("The file with its new current version"),
@@ -65,27 +57,14 @@ const RestoredSchema = z.object({
   }),
 }).openapi("RestoredFileVersion", { description: "The file after a version was restored" });
 
-const restoreRoute = route(
-  "post",
-  "/files/{resourceSeq}/versions/{version}/restore",
-  "restoreFileVersion",
-  {
-    summary: "Make a stored version the file's new current content",
-    description: "The content becomes a new version (every version is kept) and its bytes are " +
-      "charged to the owner's quota like an upload. Refused while the document is locked. Needs " +
-      "the edit permission on shared files.",
-    middleware: [requireWrite] as const,
-    request: { params: VersionParams, query: SsQuery },
-    responses: jsonAnswers(
-      RestoredSchema,
-      "Restored",
-      "AUTH_003",
-      ...COMMON,
-      "RESOURCE_010",
-      "RESOURCE_015",
-    ),
-  },
-);
+const restoreRoute = write("post", `${VERSION_PATH}/restore`, "restoreFileVersion", {
+  summary: "Make a stored version the file's new current content",
+  description: "The content becomes a new version (every version is kept) and its bytes are " +
+    "charged to the owner's quota like an upload. Refused while the document is locked. Needs " +
+    "the edit permission on shared files.",
+  request: VERSION_REQUEST,
+  responses: changed(RestoredSchema, "Restored", ...COMMON, "RESOURCE_010", "RESOURCE_015"),
+});
 
 const DeletedSchema = z.object({
   resourceSeq: z.number().int().describe("The file's resource seq"),
@@ -93,19 +72,13 @@ const DeletedSchema = z.object({
   freedBytes: z.number().int().describe("Bytes freed from the owner's usage"),
 }).openapi("DeletedFileVersion", { description: "The version deleted and the bytes freed" });
 
-const deleteRoute = route(
-  "delete",
-  "/files/{resourceSeq}/versions/{version}",
-  "deleteFileVersion",
-  {
-    summary: "Delete a stored version of a file, freeing its bytes and usage",
-    description: "The current version cannot be deleted (VERSION_002). Needs the edit " +
-      "permission on shared files.",
-    middleware: [requireWrite] as const,
-    request: { params: VersionParams, query: SsQuery },
-    responses: jsonAnswers(DeletedSchema, "Deleted", "AUTH_003", ...COMMON, "VERSION_002"),
-  },
-);
+const deleteRoute = write("delete", VERSION_PATH, "deleteFileVersion", {
+  summary: "Delete a stored version of a file, freeing its bytes and usage",
+  description: "The current version cannot be deleted (VERSION_002). Needs the edit " +
+    "permission on shared files.",
+  request: VERSION_REQUEST,
+  responses: changed(DeletedSchema, "Deleted", ...COMMON, "VERSION_002"),
+});
 
 function authorizedFile(
   d: Deps,

@@ -7,17 +7,17 @@ import { moveFileToDrive, renameResource, trashResource } from "../../kv/tree/mo
 import { fail } from "../../kv/errors.ts";
 import { listVersions } from "../../kv/tree/content_versions.ts";
 import { toIso } from "../../kv/tree/resources.ts";
-import { type ApiEnv, authorizedResource, requireWrite } from "../http/auth.ts";
+import { type ApiEnv, authorizedResource } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import {
   bodySeq,
-  createdAnswers,
   FILE_ACCESS_ERRORS,
   jsonAnswers,
   jsonBody,
+  NAME_ERRORS,
   newOpenApiApp,
-  tagRoutes,
 } from "../http/openapi.ts";
+import { changed, created, driveRoutes } from "../http/write_routes.ts";
 import {
   CreatedResourceSchema,
   FileRsParams,
@@ -31,7 +31,7 @@ import {
   TrashedResourceSchema,
 } from "../http/schemas.ts";
 
-const route = tagRoutes("Files");
+const { route, write } = driveRoutes("Files");
 
 const RenameBody = z.object({
   rn: NameField("rn"),
@@ -58,32 +58,27 @@ const VersionSchema = z.object({
   current: z.boolean().describe("Whether it is the current content"),
 }).openapi("FileVersion", { description: "A stored version of a file" });
 
-const renameRoute = route("patch", "/files/{resourceSeq}/rename", "renameFile", {
+const renameRoute = write("patch", "/files/{resourceSeq}/rename", "renameFile", {
   summary: "Rename a file",
-  middleware: [requireWrite] as const,
   request: {
     params: FileRsParams,
     body: jsonBody(RenameBody, true, { rn: "Q1 report final.docx" }),
   },
-  responses: jsonAnswers(
+  responses: changed(
     z.object({ name: z.string().describe("The name") }),
     "The name actually applied",
-    "AUTH_003",
     ...FILE_ACCESS_ERRORS,
-    "RESOURCE_003",
-    "RESOURCE_004",
+    ...NAME_ERRORS,
     "RESOURCE_010",
   ),
 });
 
-const moveRoute = route("post", "/files/{resourceSeq}/move", "moveFile", {
+const moveRoute = write("post", "/files/{resourceSeq}/move", "moveFile", {
   summary: "Move a file to a folder of the same or (with upload permission) another drive",
-  middleware: [requireWrite] as const,
   request: { params: FileRsParams, body: jsonBody(TargetBody, false, { pfs: 3 }) },
-  responses: jsonAnswers(
+  responses: changed(
     ResourceItemSchema,
     "The moved file",
-    "AUTH_003",
     ...FILE_ACCESS_ERRORS,
     "RESOURCE_003",
     "RESOURCE_005",
@@ -93,14 +88,12 @@ const moveRoute = route("post", "/files/{resourceSeq}/move", "moveFile", {
   ),
 });
 
-const copyRoute = route("post", "/files/{resourceSeq}/copy", "copyFile", {
+const copyRoute = write("post", "/files/{resourceSeq}/copy", "copyFile", {
   summary: "Copy a file (a taken name becomes 'name (n).ext')",
-  middleware: [requireWrite] as const,
   request: { params: FileRsParams, body: jsonBody(TargetBody, false, { pfs: 1 }) },
-  responses: createdAnswers(
+  responses: created(
     CreatedResourceSchema,
     "The new file",
-    "AUTH_003",
     ...FILE_ACCESS_ERRORS,
     "RESOURCE_005",
     "RESOURCE_008",
@@ -108,14 +101,12 @@ const copyRoute = route("post", "/files/{resourceSeq}/copy", "copyFile", {
   ),
 });
 
-const deleteRoute = route("patch", "/files/{resourceSeq}/delete", "trashFile", {
+const deleteRoute = write("patch", "/files/{resourceSeq}/delete", "trashFile", {
   summary: "Move a file to the trash",
-  middleware: [requireWrite] as const,
   request: { params: FileRsParams, query: SsQuery },
-  responses: jsonAnswers(
+  responses: changed(
     TrashedResourceSchema,
     "The file is in the trash",
-    "AUTH_003",
     ...FILE_ACCESS_ERRORS,
     "RESOURCE_010",
   ),

@@ -6,10 +6,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
-import { type ApiEnv, requireWrite } from "../http/auth.ts";
+import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import { openMultipartUpload } from "../http/multipart.ts";
-import { bodyReadByHandler, createdAnswers, newOpenApiApp, tagRoutes } from "../http/openapi.ts";
+import { bodyReadByHandler, newOpenApiApp } from "../http/openapi.ts";
+import { created, driveRoutes } from "../http/write_routes.ts";
 import { validValue } from "../http/validate.ts";
 import { CreatedResourceSchema, toCreatedResource } from "../http/schemas.ts";
 import {
@@ -20,7 +21,7 @@ import {
   UploadModeSchema,
 } from "../http/upload_target.ts";
 
-const route = tagRoutes("Files");
+const { write } = driveRoutes("Files");
 
 /** Form fields are strings; "" and "null" mean "not given" (ss is null for the own drive). */
 const formSeq = (name: string) =>
@@ -49,18 +50,16 @@ const UploadForm = z.object({
   description: "The multipart form of an upload: fields first, then the file",
 });
 
-const uploadRoute = route("post", "/files", "uploadFile", {
+const uploadRoute = write("post", "/files", "uploadFile", {
   summary: "Upload a file (streamed multipart/form-data)",
   description: "Text fields must come before the `file` part. The body is streamed to storage; " +
     "quota is checked from Content-Length before reading and again when the file is committed.",
-  middleware: [requireWrite] as const,
   request: {
     body: { required: true, content: { "multipart/form-data": { schema: UploadForm } } },
   },
-  responses: createdAnswers(
+  responses: created(
     CreatedResourceSchema,
     "Created",
-    "AUTH_003",
     "REQUEST_003",
     "REQUEST_006",
     "RESOURCE_013",

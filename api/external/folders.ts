@@ -5,17 +5,16 @@ import type { Deps } from "../../kv/deps.ts";
 import { createFolder } from "../../kv/tree/folders.ts";
 import { moveResource, renameResource, trashResource } from "../../kv/tree/moves.ts";
 import { fail, isDriveError } from "../../kv/errors.ts";
-import { type ApiEnv, authorizedResource, requireWrite } from "../http/auth.ts";
+import { type ApiEnv, authorizedResource } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import {
   bodySeq,
-  createdAnswers,
   FOLDER_ACCESS_ERRORS,
-  jsonAnswers,
   jsonBody,
+  NAME_ERRORS,
   newOpenApiApp,
-  tagRoutes,
 } from "../http/openapi.ts";
+import { changed, created, driveRoutes } from "../http/write_routes.ts";
 import {
   CreatedResourceSchema,
   NameField,
@@ -29,7 +28,7 @@ import {
   TrashedResourceSchema,
 } from "../http/schemas.ts";
 
-const route = tagRoutes("Folders");
+const { write } = driveRoutes("Folders");
 
 const CreateFolderBody = z.object({
   fn: NameField("fn"),
@@ -51,16 +50,13 @@ const MoveFolderBody = z.object({
   ss: bodySeq("Owner's user seq when the folder is shared with the caller"),
 }).openapi("MoveFolderRequest", { description: "Where to move a folder" });
 
-const createFolderRoute = route("post", "/folders", "createFolder", {
+const createFolderRoute = write("post", "/folders", "createFolder", {
   summary: "Create a folder",
-  middleware: [requireWrite] as const,
   request: { body: jsonBody(CreateFolderBody, true, { fn: "Drafts", pfs: 1 }) },
-  responses: createdAnswers(
+  responses: created(
     CreatedResourceSchema,
     "Created",
-    "AUTH_003",
-    "RESOURCE_003",
-    "RESOURCE_004",
+    ...NAME_ERRORS,
     "RESOURCE_005",
     "RESOURCE_008",
     "RESOURCE_014",
@@ -69,32 +65,27 @@ const createFolderRoute = route("post", "/folders", "createFolder", {
   ),
 });
 
-const renameFolderRoute = route("patch", "/folders/{resourceSeq}/rename", "renameFolder", {
+const renameFolderRoute = write("patch", "/folders/{resourceSeq}/rename", "renameFolder", {
   summary: "Rename a folder (a taken name fails; there is no collision policy for folders)",
-  middleware: [requireWrite] as const,
   request: { params: RsParams, body: jsonBody(RenameFolderBody, true, { rn: "Reports 2026" }) },
-  responses: jsonAnswers(
+  responses: changed(
     z.object({
       resourceSeq: z.number().int().describe("The file or folder's seq"),
       name: z.string().describe("The new name"),
     }),
     "Renamed",
-    "AUTH_003",
     ...FOLDER_ACCESS_ERRORS,
-    "RESOURCE_003",
-    "RESOURCE_004",
+    ...NAME_ERRORS,
     "RESOURCE_010",
   ),
 });
 
-const moveFolderRoute = route("post", "/folders/{resourceSeq}/move", "moveFolder", {
+const moveFolderRoute = write("post", "/folders/{resourceSeq}/move", "moveFolder", {
   summary: "Move a folder, with everything in it, to another folder of the same drive",
-  middleware: [requireWrite] as const,
   request: { params: rsParams(6), body: jsonBody(MoveFolderBody, false, { pfs: 3 }) },
-  responses: jsonAnswers(
+  responses: changed(
     ResourceItemSchema,
     "The moved folder",
-    "AUTH_003",
     ...FOLDER_ACCESS_ERRORS,
     "RESOURCE_003",
     "RESOURCE_007",
@@ -106,14 +97,12 @@ const moveFolderRoute = route("post", "/folders/{resourceSeq}/move", "moveFolder
   ),
 });
 
-const deleteFolderRoute = route("patch", "/folders/{resourceSeq}/delete", "trashFolder", {
+const deleteFolderRoute = write("patch", "/folders/{resourceSeq}/delete", "trashFolder", {
   summary: "Move a folder and its contents to the trash",
-  middleware: [requireWrite] as const,
   request: { params: rsParams(6), query: SsQuery },
-  responses: jsonAnswers(
+  responses: changed(
     TrashedResourceSchema,
     "The folder is in the trash",
-    "AUTH_003",
     "RESOURCE_001",
     "RESOURCE_005",
     "RESOURCE_010",

@@ -21,7 +21,7 @@ import {
   queryParam,
   tagRoutes,
 } from "../http/openapi.ts";
-import { decodeCursor, encodeCursor, PageQuery } from "../http/cursor.ts";
+import { decodeCursor, encodeCursor, pageFields, PageQuery } from "../http/cursor.ts";
 import { inListingTurn } from "../http/listing_turn.ts";
 import {
   PermissionsSchema,
@@ -57,8 +57,7 @@ const ListDataSchema = z.object({
   parentSeq: z.number().int().nullable().openapi({ description: "The listed folder; null = root" }),
   ownerSeq: z.number().int().describe("The owner of the listed drive"),
   permissions: PermissionsSchema.openapi({ description: "The caller's on the listed folder" }),
-  items: z.array(ResourceItemSchema).describe("The page's files and folders"),
-  nextCursor: z.string().nullable().openapi({ description: "null on the last page" }),
+  ...pageFields(ResourceItemSchema, "The page's files and folders"),
 }).openapi("ResourceList", { description: "A page of a folder's files and folders" });
 
 const BreadcrumbSchema = z.object({

@@ -9,7 +9,7 @@ import { getUser, type User } from "../../kv/identity/users.ts";
 import { FILE_TYPES, type FileTypeFilter } from "../../kv/sharing/shared_pages.ts";
 import { MAX_QUERY_WORDS, type SearchHit, searchResources } from "../../kv/views/search.ts";
 import type { ApiEnv } from "../http/auth.ts";
-import { pageSizeQuery } from "../http/cursor.ts";
+import { pageFields, pageSizeQuery } from "../http/cursor.ts";
 import { ok } from "../http/envelope.ts";
 import { jsonAnswers, newOpenApiApp, queryParam, tagRoutes } from "../http/openapi.ts";
 import { PermissionsSchema, ResourceItemSchema, toResourceItem } from "../http/schemas.ts";
@@ -80,13 +80,12 @@ const searchRoute = route("get", "/search", "searchResources", {
     "cursor is a position in that order, so pages never skip or repeat.",
   request: { query: SearchQuerySchema },
   responses: jsonAnswers(
-    z.object({
-      items: z.array(SearchHitSchema).describe("One page of hits"),
-      nextCursor: z.string().nullable().describe(
-        "Send as cursor for the next page; null on the last page. A page can hold fewer than " +
-          "ps hits (even none) and still have a cursor when filters rejected many entries.",
-      ),
-    }),
+    z.object(pageFields(
+      SearchHitSchema,
+      "One page of hits",
+      "Send as cursor for the next page; null on the last page. A page can hold fewer than " +
+        "ps hits (even none) and still have a cursor when filters rejected many entries.",
+    )),
     "One page of hits",
     "RESOURCE_018",
   ),

@@ -18,15 +18,10 @@ import { hierarchyTypes, linkUrlOf, policyOf, shareOfResource } from "../../kv/s
 import type { ShareType } from "../../kv/identity/tenants.ts";
 import { getUser } from "../../kv/identity/users.ts";
 import { searchUsers } from "../../kv/identity/user_search.ts";
-import { type ApiEnv, requireWrite } from "../http/auth.ts";
+import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import {
-  createdAnswers,
-  jsonAnswers,
-  jsonBody,
-  newOpenApiApp,
-  tagRoutes,
-} from "../http/openapi.ts";
+import { jsonAnswers, jsonBody, newOpenApiApp } from "../http/openapi.ts";
+import { changed, created, driveRoutes } from "../http/write_routes.ts";
 import { itemsOf, RsParams, ShareTypeSchema, SsQuery } from "../http/schemas.ts";
 import {
   ChangeShareBody,
@@ -49,7 +44,7 @@ import {
 
 // ---------------------------------------------------------------- routes
 
-const route = tagRoutes("Shares");
+const { route, write } = driveRoutes("Shares");
 
 /** User 2 of the examples' world may view and download. */
 const BOB_VIEWS = { us: 2, cv: true, ce: false, cd: true, cu: false, cs: false };
@@ -77,20 +72,21 @@ const SHARE_WRITE_ERRORS = [
   "USER_001",
 ] as const;
 
+/** Why a share cannot be read: there is none, or it does not reach the caller (with ss). */
+const SHARE_READ_ERRORS = ["SHARE_006", "PERMISSION_002"] as const;
+
 const shareTypesRoute = route("get", "/shares/{resourceSeq}/share-types", "getShareTypes", {
   summary: "Share types the resource may use and the most each may grant",
   request: { params: RsParams, query: SsQuery },
   responses: jsonAnswers(ShareTypesSchema, "Share types", "RESOURCE_002", "PERMISSION_002"),
 });
 
-const createShareRoute = route("post", "/shares", "createShare", {
+const createShareRoute = write("post", "/shares", "createShare", {
   summary: "Share a resource (owner only)",
-  middleware: [requireWrite] as const,
   request: { body: jsonBody(CreateShareBody, true, CREATE_SHARE_EXAMPLE) },
-  responses: createdAnswers(
+  responses: created(
     ShareSchema,
     "Created",
-    "AUTH_003",
     "RESOURCE_002",
     "PERMISSION_002",
     ...SHARE_WRITE_ERRORS,
@@ -101,33 +97,24 @@ const createShareRoute = route("post", "/shares", "createShare", {
 const readShareRoute = route("get", "/shares/{shareSeq}", "getShare", {
   summary: "Read a share (owner, or a user it reaches with ss)",
   request: { params: ShareSeqParams, query: SsQuery },
-  responses: jsonAnswers(ShareSchema, "The share", "SHARE_006", "PERMISSION_002"),
+  responses: jsonAnswers(ShareSchema, "The share", ...SHARE_READ_ERRORS),
 });
 
-const changeShareRoute = route("patch", "/shares/{shareSeq}", "updateShare", {
+const changeShareRoute = write("patch", "/shares/{shareSeq}", "updateShare", {
   summary: "Change a share's type, permissions, recipients, password or expiry (owner only)",
-  middleware: [requireWrite] as const,
   request: {
     params: ShareSeqParams,
     body: jsonBody(ChangeShareBody, true, { st: "SPECIFIC_USERS", cv: true, cd: true }),
   },
-  responses: jsonAnswers(
-    ShareSchema,
-    "The changed share",
-    "AUTH_003",
-    "SHARE_006",
-    ...SHARE_WRITE_ERRORS,
-  ),
+  responses: changed(ShareSchema, "The changed share", "SHARE_006", ...SHARE_WRITE_ERRORS),
 });
 
-const setTargetsRoute = route("put", "/shares/{shareSeq}/targets", "replaceShareTargets", {
+const setTargetsRoute = write("put", "/shares/{shareSeq}/targets", "replaceShareTargets", {
   summary: "Replace the recipients (owner or re-share holder)",
-  middleware: [requireWrite] as const,
   request: { params: ShareSeqParams, body: jsonBody(TargetsBody, true, { ts: [BOB_VIEWS] }) },
-  responses: jsonAnswers(
+  responses: changed(
     ShareSchema,
     "The share with its new recipients",
-    "AUTH_003",
     "PERMISSION_002",
     "PERMISSION_003",
     "SHARE_003",
@@ -138,17 +125,15 @@ const setTargetsRoute = route("put", "/shares/{shareSeq}/targets", "replaceShare
   ),
 });
 
-const deleteShareRoute = route("delete", "/shares/{shareSeq}", "deleteShare", {
+const deleteShareRoute = write("delete", "/shares/{shareSeq}", "deleteShare", {
   summary: "Remove a share (owner only): everyone loses access, links stop resolving",
-  middleware: [requireWrite] as const,
   request: { params: ShareSeqParams },
-  responses: jsonAnswers(
+  responses: changed(
     z.object({
       shareSeq: z.number().int().describe("The share's seq"),
       resourceSeq: z.number().int().describe("The file or folder's seq"),
     }),
     "Removed",
-    "AUTH_003",
     "SHARE_006",
     "SHARE_010",
   ),
@@ -157,23 +142,13 @@ const deleteShareRoute = route("delete", "/shares/{shareSeq}", "deleteShare", {
 const recipientsRoute = route("get", "/shares/{shareSeq}/users", "listShareUsers", {
   summary: "Current recipients",
   request: { params: ShareSeqParams, query: SsQuery },
-  responses: jsonAnswers(
-    itemsOf(RecipientSchema),
-    "Recipients",
-    "SHARE_006",
-    "PERMISSION_002",
-  ),
+  responses: jsonAnswers(itemsOf(RecipientSchema), "Recipients", ...SHARE_READ_ERRORS),
 });
 
 const searchForShareRoute = route("get", "/shares/{shareSeq}/users/search", "searchShareUsers", {
   summary: "Find users to add to an existing share",
   request: { params: ShareSeqParams, query: SearchQuery },
-  responses: jsonAnswers(
-    itemsOf(SearchItem),
-    "Matches",
-    "SHARE_006",
-    "PERMISSION_002",
-  ),
+  responses: jsonAnswers(itemsOf(SearchItem), "Matches", ...SHARE_READ_ERRORS),
 });
 
 const searchRoute = route("get", "/shares/users/search", "searchUsersToShareWith", {

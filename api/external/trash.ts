@@ -4,59 +4,54 @@ import type { Deps } from "../../kv/deps.ts";
 import { toIso } from "../../kv/tree/resources.ts";
 import { listTrash, restoreTrashed } from "../../kv/tree/trash.ts";
 import { purgeTrashedWithShares } from "../../kv/sharing/purge.ts";
-import { type ApiEnv, requireWrite } from "../http/auth.ts";
+import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
-import { jsonAnswers, newOpenApiApp, tagRoutes } from "../http/openapi.ts";
-import { decodeCursor, encodeCursor, PageQuery } from "../http/cursor.ts";
+import { jsonAnswers, newOpenApiApp } from "../http/openapi.ts";
+import { changed, driveRoutes } from "../http/write_routes.ts";
+import { decodeCursor, encodeCursor, pageFields, PageQuery } from "../http/cursor.ts";
 import { inListingTurn } from "../http/listing_turn.ts";
 import { FileRsParams, ResourceItemSchema, rsParams, toResourceItem } from "../http/schemas.ts";
 
-const route = tagRoutes("Trash");
+const { route, write } = driveRoutes("Trash");
 
 const TrashItemSchema = ResourceItemSchema.extend({
   trashedAt: z.string().openapi({ format: "date-time" }).describe("When it went to the trash"),
 }).openapi("TrashItem");
 
+/** Why a trashed item cannot be restored or deleted: it is not in the trash, or kept changing. */
+const TRASHED_ERRORS = ["RESOURCE_012", "RESOURCE_019"] as const;
+
 const listRoute = route("get", "/trash", "listTrash", {
   summary: "The caller's trashed items (top level: a trashed folder stands for its contents)",
   request: { query: PageQuery },
   responses: jsonAnswers(
-    z.object({
-      items: z.array(TrashItemSchema).describe("The trashed files and folders"),
-      nextCursor: z.string().nullable().openapi({ description: "null on the last page" }),
-    }),
+    z.object(pageFields(TrashItemSchema, "The trashed files and folders")),
     "One page, in resourceSeq order",
     "RESOURCE_018",
   ),
 });
 
-const restoreRoute = route("post", "/trash/{resourceSeq}/restore", "restoreFromTrash", {
+const restoreRoute = write("post", "/trash/{resourceSeq}/restore", "restoreFromTrash", {
   summary: "Restore to the old folder (or the drive root when that is gone); taken names get (n)",
-  middleware: [requireWrite] as const,
   request: { params: FileRsParams },
-  responses: jsonAnswers(
+  responses: changed(
     ResourceItemSchema,
     "The restored resource, with its name and parent now",
-    "AUTH_003",
-    "RESOURCE_012",
-    "RESOURCE_019",
+    ...TRASHED_ERRORS,
   ),
 });
 
-const purgeRoute = route("delete", "/trash/{resourceSeq}", "deleteFromTrash", {
+const purgeRoute = write("delete", "/trash/{resourceSeq}", "deleteFromTrash", {
   summary: "Delete a trashed item and everything in it permanently, freeing its quota",
-  middleware: [requireWrite] as const,
   request: { params: rsParams(6) },
-  responses: jsonAnswers(
+  responses: changed(
     z.object({
       resourceSeq: z.number().int().describe("The file or folder deleted for good"),
       deletedResources: z.number().int().describe("Files and folders deleted, it included"),
       freedBytes: z.number().int().openapi({ description: "Bytes of every stored version" }),
     }),
     "Deleted",
-    "AUTH_003",
-    "RESOURCE_012",
-    "RESOURCE_019",
+    ...TRASHED_ERRORS,
   ),
 });
 

@@ -36,6 +36,19 @@ export const PageQuery = z.object({
 });
 
 /**
+ * The fields of a page of a cursor-paginated listing: its `items` (`what` they are) and the
+ * nextCursor to send for the next page (`next` says when it is null).
+ */
+export const pageFields = <T extends z.ZodTypeAny>(
+  item: T,
+  what: string,
+  next = "null on the last page",
+) => ({
+  items: z.array(item).describe(what),
+  nextCursor: z.string().nullable().openapi({ description: next }),
+});
+
+/**
  * The cursor handed out for KV cursor `kvCursor` of the listing `binding` names (its owner,
  * folder, sort...); null when the listing is complete.
  */

@@ -187,6 +187,9 @@ export const FOLDER_ACCESS_ERRORS = [
   "PERMISSION_004",
 ] as const;
 
+/** Why a new name is refused: the folder has one like it, or it is no valid name. */
+export const NAME_ERRORS = ["RESOURCE_003", "RESOURCE_004"] as const;
+
 /** The OpenAPI metadata placing a parameter in the query string under `name`. */
 export const queryParam = (name: string) => ({ param: { name, in: "query" as const } });
 

@@ -146,35 +146,39 @@ export function createMetrics(blobs: BlobStore): Metrics {
     },
   });
   let servedSource: (() => ServedCounts) | null = null;
-  new Counter({
-    name: "drive_connections_refused_total",
-    help: "Connections refused with a 503 at accept: every slot taken (full), or the client's " +
+  /** A counter read from the served counts at scrape time: `reasons` maps each label to its count. */
+  const servedCounter = (name: string, help: string, reasons: Record<string, keyof ServedCounts>) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ["reason"] as const,
+      registers,
+      collect() {
+        const c = servedSource?.();
+        this.reset();
+        for (const [reason, count] of Object.entries(reasons)) {
+          this.inc({ reason }, c?.[count] ?? 0);
+        }
+      },
+    });
+  servedCounter(
+    "drive_connections_refused_total",
+    "Connections refused with a 503 at accept: every slot taken (full), or the client's " +
       "share of the slots taken (per_client, DRIVE_MAX_CONNECTIONS_PER_CLIENT).",
-    labelNames: ["reason"] as const,
-    registers,
-    collect() {
-      const c = servedSource?.();
-      this.reset();
-      this.inc({ reason: "full" }, c?.refusedFull ?? 0);
-      this.inc({ reason: "per_client" }, c?.refusedPerClient ?? 0);
-    },
-  });
-  new Counter({
-    name: "drive_connections_cut_total",
-    help: "Connections cut by the server's limits: a body not drained after an early answer " +
+    { full: "refusedFull", per_client: "refusedPerClient" },
+  );
+  servedCounter(
+    "drive_connections_cut_total",
+    "Connections cut by the server's limits: a body not drained after an early answer " +
       "(linger), sent under the minimum rate (body_rate), idle mid-body (body_idle), or idle " +
       "before or between requests (idle).",
-    labelNames: ["reason"] as const,
-    registers,
-    collect() {
-      const c = servedSource?.();
-      this.reset();
-      this.inc({ reason: "linger" }, c?.lingerCuts ?? 0);
-      this.inc({ reason: "body_rate" }, c?.slowBodies ?? 0);
-      this.inc({ reason: "body_idle" }, c?.idleBodies ?? 0);
-      this.inc({ reason: "idle" }, c?.idleConnections ?? 0);
+    {
+      linger: "lingerCuts",
+      body_rate: "slowBodies",
+      body_idle: "idleBodies",
+      idle: "idleConnections",
     },
-  });
+  );
   let listingSource = () => ({ building: 0, waiting: 0 });
   new Gauge({
     name: "drive_listings",

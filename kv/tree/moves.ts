@@ -69,22 +69,22 @@ export function renameResource(
   });
 }
 
+/** What a move names: the resource, its new folder (null: the drive root), who moves it. */
+export interface MoveInput {
+  rs: number;
+  destParentRs: number | null;
+  actorSeq: number;
+  onConflict?: OnNameConflict;
+  /** Who is moving, for the lock check (WebDAV: the locks whose tokens were submitted). */
+  lockOwner?: LockOwner;
+}
+
 /**
  * Moves a file or folder to another folder of the same drive. The destination's ancestor chain
  * is checked (versionstamps) in the same commit, so two concurrent moves can never form a cycle.
  * A locked document is refused like a rename: a provider host addresses it by path.
  */
-export function moveResource(
-  d: Deps,
-  input: {
-    rs: number;
-    destParentRs: number | null;
-    actorSeq: number;
-    onConflict?: OnNameConflict;
-    /** Who is moving, for the lock check (WebDAV: the locks whose tokens were submitted). */
-    lockOwner?: LockOwner;
-  },
-): Promise<Resource> {
+export function moveResource(d: Deps, input: MoveInput): Promise<Resource> {
   const onConflict = input.onConflict ?? "fail";
   return commitWithRetry(async () => {
     const { cur, lock } = await readLiveEntries(d, input.rs, [
@@ -178,15 +178,7 @@ async function fitsBelow(kv: Deno.Kv, folder: Resource, destDepth: number): Prom
  */
 export async function moveFileToDrive(
   d: Deps,
-  input: {
-    rs: number;
-    destOwnerSeq: number;
-    destParentRs: number | null;
-    actorSeq: number;
-    onConflict?: OnNameConflict;
-    /** Who is moving, for the lock check (WebDAV: the locks whose tokens were submitted). */
-    lockOwner?: LockOwner;
-  },
+  input: MoveInput & { destOwnerSeq: number },
 ): Promise<Resource> {
   const onConflict = input.onConflict ?? "fail";
   const first = (await getResourceEntry(d.kv, input.rs)).value;

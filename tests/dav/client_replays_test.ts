@@ -42,6 +42,12 @@ const WIN32_TIMES = `<?xml version="1.0" encoding="utf-8" ?><D:propertyupdate xm
 const FINDER_UA = { "user-agent": "WebDAVFS/3.0.0 (03008000) Darwin/23.0.0 (x86_64)" };
 const WINDOWS_UA = { "user-agent": "Microsoft-WebDAV-MiniRedir/10.0.19045" };
 
+/** A step sent under the lock a client took: its If header names the kept token. */
+const underLock = (step: Omit<Step, "headers">): Step => ({
+  ...step,
+  headers: { if: "(<{token}>)" },
+});
+
 const FINDER: Step[] = [
   // Mount: OPTIONS without credentials first, then with them; PROPFINDs of the root.
   { method: "OPTIONS", path: "", expect: 401, anonymous: true },
@@ -143,35 +149,16 @@ const WINDOWS: Step[] = [
     expect: 201,
     keepToken: true,
   },
-  {
-    method: "PUT",
-    path: "Budget.xlsx",
-    headers: { if: "(<{token}>)" },
-    body: "",
-    expect: [200, 204],
-  },
-  {
+  underLock({ method: "PUT", path: "Budget.xlsx", body: "", expect: [200, 204] }),
+  underLock({
     method: "PROPPATCH",
     path: "Budget.xlsx",
-    headers: { if: "(<{token}>)" },
     body: WIN32_TIMES,
     expect: 207,
     match: /200 OK/,
-  },
-  {
-    method: "PUT",
-    path: "Budget.xlsx",
-    headers: { if: "(<{token}>)" },
-    body: "spreadsheet",
-    expect: [200, 204],
-  },
-  {
-    method: "PROPPATCH",
-    path: "Budget.xlsx",
-    headers: { if: "(<{token}>)" },
-    body: WIN32_TIMES,
-    expect: 207,
-  },
+  }),
+  underLock({ method: "PUT", path: "Budget.xlsx", body: "spreadsheet", expect: [200, 204] }),
+  underLock({ method: "PROPPATCH", path: "Budget.xlsx", body: WIN32_TIMES, expect: 207 }),
   { method: "UNLOCK", path: "Budget.xlsx", headers: { "lock-token": "<{token}>" }, expect: 204 },
   { method: "HEAD", path: "Budget.xlsx", expect: 200 },
   { method: "GET", path: "Budget.xlsx", expect: 200 },

@@ -206,6 +206,34 @@ export function serveSearchedList<
 }
 
 /**
+ * Declares and serves GET `path`, one record named by `params`: `read` gives it (`schema`, what
+ * it holds in `description`) or fails with `missing`.
+ */
+export function serveRecord<Q extends z.ZodObject, T extends z.ZodTypeAny>(
+  app: OpenAPIHono,
+  record: {
+    path: string;
+    name: RouteName;
+    params: Q;
+    schema: T;
+    description: string;
+    missing: ErrorCode;
+  },
+  read: (params: z.infer<Q>) => Promise<z.infer<T>>,
+) {
+  const route = adminRoute("get", record.path, record.name, {
+    request: { params: record.params },
+    responses: {
+      200: adminJson(record.schema, record.description),
+      ...adminErrors(record.missing),
+    },
+  });
+  app.openapi(route, async (c) => {
+    return c.json(await read(c.req.valid("param" as never) as z.infer<Q>), 200);
+  });
+}
+
+/**
  * Declares and serves DELETE `path`, one record named by `params`: `remove` deletes it (204
  * `done`) or fails with `missing`.
  */

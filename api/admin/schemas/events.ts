@@ -14,6 +14,7 @@ import {
   EventResourceSchema,
   EventShareSchema,
 } from "../../http/event_schemas.ts";
+import { pageFields } from "../../http/cursor.ts";
 
 // ---------------------------------------------------------------- activity
 
@@ -42,10 +43,13 @@ const ActivityEntrySchema = z.object({
 });
 export type ActivityEntry = z.infer<typeof ActivityEntrySchema>;
 
-export const ActivityPageSchema = z.object({
-  items: z.array(ActivityEntrySchema).describe("Entries, newest first"),
-  nextCursor: z.string().nullable().describe("Send as cursor for older entries; null: no more"),
-}).openapi("ActivityPage", { description: "A page of the activity log" });
+export const ActivityPageSchema = z.object(
+  pageFields(
+    ActivityEntrySchema,
+    "Entries, newest first",
+    "Send as cursor for older entries; null: no more",
+  ),
+).openapi("ActivityPage", { description: "A page of the activity log" });
 export type ActivityPage = z.infer<typeof ActivityPageSchema>;
 
 // ---------------------------------------------------------------- webhooks
@@ -136,8 +140,11 @@ export const WebhookDeliverySchema = z.object({
 });
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 
-export const WebhookDeliveryPageSchema = z.object({
-  items: z.array(WebhookDeliverySchema).describe("Deliveries, newest first"),
-  nextCursor: z.string().nullable().describe("Send as cursor for older ones; null: no more"),
-}).openapi("WebhookDeliveryPage", { description: "A page of a webhook's deliveries" });
+export const WebhookDeliveryPageSchema = z.object(
+  pageFields(
+    WebhookDeliverySchema,
+    "Deliveries, newest first",
+    "Send as cursor for older ones; null: no more",
+  ),
+).openapi("WebhookDeliveryPage", { description: "A page of a webhook's deliveries" });
 export type WebhookDeliveryPage = z.infer<typeof WebhookDeliveryPageSchema>;
