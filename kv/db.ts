@@ -69,7 +69,22 @@ export async function commitWithRetry<T>(
 
 /** Commits `op`, returning CONFLICT when a check failed. */
 export async function commit(op: Deno.AtomicOperation): Promise<true | typeof CONFLICT> {
-  const res = await op.commit();
+  let res: Deno.KvCommitResult | Deno.KvCommitError;
+  try {
+    res = await op.commit();
+  } catch (err) {
+    // denokv (KV Connect) takes at most 10 checks per commit where a KV file takes 100
+    // (denokv_proto/limits.rs). Locking, sharing and moving into a deep folder check every folder
+    // above, so past about 8 levels they exceed it: say so rather than answer 500.
+    if (err instanceof Error && /too many checks/i.test(err.message)) {
+      fail(
+        "SERVICE_004",
+        "The folder tree above this item is deeper than the shared KV server checks in one " +
+          "commit (denokv: 10 checks); move the item higher up, or run on a KV file",
+      );
+    }
+    throw err;
+  }
   return res.ok ? true : CONFLICT;
 }
 

@@ -255,6 +255,10 @@ export const ERROR_CATALOG = {
     507,
     "The server's storage is full: nothing was stored; retry once an administrator freed space",
   ),
+  SERVICE_004: entry(
+    409,
+    "The folder tree is too deep for one commit on the shared KV server (denokv's 10 checks)",
+  ),
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
