@@ -69,6 +69,10 @@ export async function authenticate(d: Deps, c: Context): Promise<DavCaller> {
   const client = clientOf(c, d.config.trustedProxies);
   // The same subject as the sign-in page's: one budget per account, whichever door is knocked on.
   const guesser: Guesser = { subject: `account:${name}`, client, alsoBusy: [`client:${client}`] };
+  // The key is read beside the throttle check (one round trip less per request); a throttled
+  // client still gets its 429 whatever the key, so the answer tells it nothing more.
+  const verified = verifyApiKey(d.kv, creds.key, d.identity);
+  verified.catch(() => {}); // awaited below unless the throttle answers first
   const check = await guessCheck(d.kv, guesser);
   if (check.retryAfter > 0) {
     throw new DavError(429, `Too many failed sign-ins; retry in ${check.retryAfter} s`, {
@@ -78,7 +82,7 @@ export async function authenticate(d: Deps, c: Context): Promise<DavCaller> {
   }
   let found: Awaited<ReturnType<typeof verifyApiKey>> = null;
   try {
-    found = await verifyApiKey(d.kv, creds.key, d.identity);
+    found = await verified;
   } catch (err) {
     // A disabled key or user: known, and refused at once on every process (the identity epoch).
     if (isDriveError(err)) throw unauthorized(err.message);

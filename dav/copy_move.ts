@@ -110,7 +110,7 @@ export async function copyMove(ctx: DavRequest, method: "COPY" | "MOVE"): Promis
     await move(ctx, node.resource, dest.parent!, dest.name!, lockOwner);
     // RFC 4918 9.9.4: a lock does not move with the resource; it ends with the MOVE.
     await releaseDavLocksOn(ctx.d.kv, node.resource.rs);
-  } else await copy(ctx, node.resource, dest.parent!, dest.name!, depth);
+  } else await copy(ctx, node.resource, dest.parent!, dest.name!, depth, lockOwner);
   const status = dest.node ? 204 : 201;
   return new Response(null, { status, headers: status === 201 ? { location: dest.href } : {} });
 }
@@ -156,11 +156,13 @@ async function copy(
   to: Container,
   name: string,
   depth: 0 | "infinity",
+  lockOwner: LockOwner,
 ): Promise<void> {
   const common = {
     destOwnerSeq: to.ownerSeq,
     destParentRs: to.parentRs,
     actorSeq: ctx.caller.userSeq,
+    lockOwner,
   };
   if (r.type === "FILE") {
     const made = await copyFile(ctx.d, { ...common, rs: r.rs, name, onConflict: "fail" });
@@ -173,11 +175,12 @@ async function copy(
     name,
     actorSeq: ctx.caller.userSeq,
     onConflict: "fail",
+    lockOwner,
   });
   await copyDeadProps(ctx.d.kv, r.rs, folder);
   if (depth === 0) return;
   const into: Container = { ownerSeq: to.ownerSeq, parentRs: folder.rs, href: "", access: null };
   for await (const child of iterateChildren(ctx.d.kv, r.ownerSeq, r.rs)) {
-    await copy(ctx, child, into, child.name, "infinity");
+    await copy(ctx, child, into, child.name, "infinity", lockOwner);
   }
 }

@@ -22,6 +22,7 @@ export async function storeAt(
   target: Resolved,
   body: ReadableStream<Uint8Array>,
   expectedSize: number | undefined,
+  lockOwner: LockOwner,
 ): Promise<Resource> {
   const parent = requireParent(target);
   await authorizeContainer(ctx, parent);
@@ -35,6 +36,7 @@ export async function storeAt(
     quotaCode: "RESOURCE_015",
     body,
     expectedSize,
+    lockOwner,
   });
 }
 
@@ -42,7 +44,7 @@ export async function storeAt(
 export function createEmptyFile(
   ctx: DavRequest,
   target: Resolved,
-  _lockOwner: LockOwner,
+  lockOwner: LockOwner,
 ): Promise<Resource> {
-  return storeAt(ctx, target, ReadableStream.from<Uint8Array>([]), 0);
+  return storeAt(ctx, target, ReadableStream.from<Uint8Array>([]), 0, lockOwner);
 }

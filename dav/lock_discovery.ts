@@ -38,17 +38,41 @@ export function activeLockXml(lock: DavLock, root: string, now = Date.now()): st
     `<D:lockroot><D:href>${esc(root)}</D:href></D:lockroot></D:activelock>`;
 }
 
+/**
+ * A read made once per request: its promise, and its value once it has come, which later members
+ * of a listing take without an await (a 10,000-member PROPFIND asks each read thousands of times).
+ */
+export class Settled<T> {
+  #value: { v: T } | null = null;
+  readonly promise: Promise<T>;
+  constructor(p: Promise<T>) {
+    this.promise = p.then((v) => {
+      this.#value = { v };
+      return v;
+    });
+  }
+  /** The value when it has come, else the promise of it. */
+  now(): T | Promise<T> {
+    return this.#value ? this.#value.v : this.promise;
+  }
+}
+
+interface Inherited {
+  chain: LockChain;
+  held: AppliedLock[];
+}
+
 /** Per-request memo of the lock state PROPFIND needs (see the module comment). */
 export class LockView {
-  #inherited = new Map<number | null, Promise<{ chain: LockChain; held: AppliedLock[] }>>();
-  #indexed = new Map<number, Promise<Set<number>>>();
+  #inherited = new Map<number | null, Settled<Inherited>>();
+  #indexed = new Map<number, Settled<Set<number>>>();
   constructor(private ctx: DavRequest) {}
 
   /** The depth-infinity locks the members of folder `parentRs` inherit. */
   #inheritedBy(parentRs: number | null) {
     let got = this.#inherited.get(parentRs);
     if (!got) {
-      got = (async () => {
+      got = new Settled((async () => {
         const above = parentRs === null
           ? { ancestors: [] }
           : await chainOf(this.ctx.d.kv, parentRs);
@@ -57,43 +81,61 @@ export class LockView {
           ancestors: parentRs === null ? [] : [parentRs, ...(above?.ancestors ?? [])],
         };
         return { chain, held: await locksApplying(this.ctx.d.kv, chain) };
-      })();
+      })());
       this.#inherited.set(parentRs, got);
     }
-    return got;
+    return got.now();
   }
 
   /** The documents of `ownerSeq` that have (or had) a lock: the owner's lock index. */
   #indexedOf(ownerSeq: number) {
     let got = this.#indexed.get(ownerSeq);
     if (!got) {
-      got = (async () => {
+      got = new Settled((async () => {
         const out = new Set<number>();
         for await (const e of this.ctx.d.kv.list({ prefix: ownerLockKey(ownerSeq) })) {
           out.add(e.key[2] as number);
         }
         return out;
-      })();
+      })());
       this.#indexed.set(ownerSeq, got);
     }
-    return got;
+    return got.now();
   }
 
-  /** The DAV:lockdiscovery value of `r` at `href`. */
-  async discovery(r: Resource, href: string): Promise<string> {
-    const [{ chain, held }, indexed] = await Promise.all([
+  /**
+   * The DAV:lockdiscovery value of `r` at `href`; a string with no await once the folder's and
+   * the owner's reads have come and `r` has no lock record of its own (nearly every member).
+   */
+  discovery(r: Resource, href: string): string | Promise<string> {
+    const inherited = this.#inheritedBy(r.parentRs);
+    const indexed = this.#indexedOf(r.ownerSeq);
+    if (inherited instanceof Promise || indexed instanceof Promise || indexed.has(r.rs)) {
+      return this.#discoveryRead(r, href);
+    }
+    return discoveryXml([], inherited, href);
+  }
+
+  async #discoveryRead(r: Resource, href: string): Promise<string> {
+    const [inherited, indexed] = await Promise.all([
       this.#inheritedBy(r.parentRs),
       this.#indexedOf(r.ownerSeq),
     ]);
     const own = indexed.has(r.rs) ? await getLock(this.ctx.d.kv, r.rs) : null;
-    const xml = (own?.source === "webdav" ? own.dav ?? [] : [])
-      .filter((l) => l.expiresAt > Date.now())
-      .map((l) => activeLockXml(l, href));
-    for (const h of held) {
-      if (h.dav) xml.push(activeLockXml(h.dav, hrefAbove(href, chain.ancestors.indexOf(h.rs) + 1)));
-    }
-    return `<D:lockdiscovery>${xml.join("")}</D:lockdiscovery>`;
+    return discoveryXml(own?.source === "webdav" ? own.dav ?? [] : [], inherited, href);
   }
+}
+
+/** The lockdiscovery element: `own` (the resource's WebDAV locks), then those inherited. */
+function discoveryXml(own: DavLock[], { chain, held }: Inherited, href: string): string {
+  if (own.length === 0 && held.length === 0) return "<D:lockdiscovery></D:lockdiscovery>";
+  const xml = own
+    .filter((l) => l.expiresAt > Date.now())
+    .map((l) => activeLockXml(l, href));
+  for (const h of held) {
+    if (h.dav) xml.push(activeLockXml(h.dav, hrefAbove(href, chain.ancestors.indexOf(h.rs) + 1)));
+  }
+  return `<D:lockdiscovery>${xml.join("")}</D:lockdiscovery>`;
 }
 
 /** The DAV:lockdiscovery value of the resource `resourceSeq` at `href` (one resource). */

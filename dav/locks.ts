@@ -68,6 +68,8 @@ export interface WriteTarget {
    * checked with one read instead of a walk of the target's folders.
    */
   ownerSeq?: number;
+  /** That owner's lock stamp entry, when the caller read it already (saves that read). */
+  lockStamp?: Deno.KvEntryMaybe<number>;
 }
 
 /** Seconds granted for a Timeout header (RFC 4918 10.7): the first value we understand, capped. */
@@ -175,7 +177,12 @@ export async function assertWritable(
   const submitted = await submittedTokens(ctx);
   const locked = new Set<string>();
   for (const t of targets) {
-    if (t.ownerSeq !== undefined && !await everLocked(ctx.d.kv, t.ownerSeq)) continue;
+    if (t.ownerSeq !== undefined) {
+      const locked = t.lockStamp
+        ? t.lockStamp.value !== null
+        : await everLocked(ctx.d.kv, t.ownerSeq);
+      if (!locked) continue;
+    }
     const chain = await chainOfTarget(ctx, t);
     if (!chain) continue;
     const held = await locksApplying(ctx.d.kv, chain, t.members ?? t.resourceSeq === null);

@@ -5,7 +5,7 @@
  */
 import { createFolder } from "../kv/tree/folders.ts";
 import { trashResource } from "../kv/tree/moves.ts";
-import { releaseDavLocksOn } from "../kv/tree/dav_locks.ts";
+import { readLockStamp, releaseDavLocksOn } from "../kv/tree/dav_locks.ts";
 import { davFail, type DavRequest } from "./context.ts";
 import { hasBody } from "./body.ts";
 import {
@@ -18,20 +18,33 @@ import {
 import { assertWritable } from "./locks.ts";
 
 export async function mkcol(ctx: DavRequest): Promise<Response> {
+  // The caller's own drive's lock stamp, read while the path is walked: most MKCOLs go there.
+  const ownStamp = readLockStamp(ctx.d.kv, ctx.caller.userSeq);
+  ownStamp.catch(() => {}); // awaited below unless the request fails first
   const target = await resolvePath(ctx, ctx.url.pathname);
   if (hasBody(ctx.req)) davFail(415, "MKCOL takes no body");
   if (target.node) davFail(405, "Something already exists at this URL");
   const parent = requireParent(target);
   await authorizeContainer(ctx, parent);
-  await assertWritable(ctx, [writeTarget(target, 0)]);
+  const own = parent.ownerSeq === ctx.caller.userSeq;
+  const lockStamp = await (own ? ownStamp : readLockStamp(ctx.d.kv, parent.ownerSeq));
+  const lockOwner = await assertWritable(ctx, [{ ...writeTarget(target, 0), lockStamp }]);
+  // What the walk read: the first attempt commits on it, checking the parent's entry and stamp.
+  const known = parent.entry
+    ? { parent: parent.entry, lockStamp }
+    : parent.parentRs === null && own
+    ? { owner: ctx.caller, lockStamp }
+    : undefined;
   await createFolder(ctx.d, {
     ownerSeq: parent.ownerSeq,
     parentRs: parent.parentRs,
     name: target.name!,
     actorSeq: ctx.caller.userSeq,
     onConflict: "fail",
+    lockOwner,
     // The path was read on the way down: the depth check needs no second walk.
     parentDepth: parent.access?.path.length ?? 0,
+    known,
   });
   return new Response(null, { status: 201, headers: { location: `${target.href}/` } });
 }

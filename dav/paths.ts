@@ -10,7 +10,7 @@
  */
 import { type Access, accessIfVisible, type Action } from "../kv/sharing/authorize.ts";
 import { authorizeResourceAccess } from "../kv/sharing/authorize.ts";
-import { findChildByName, loadPath, type Resource } from "../kv/tree/resources.ts";
+import { findChildEntryByName, loadPath, type Resource } from "../kv/tree/resources.ts";
 import { listSharedEntries } from "../kv/sharing/shared_list.ts";
 import { getUser } from "../kv/identity/users.ts";
 import { nameKeyOf } from "../kv/tree/names.ts";
@@ -30,6 +30,11 @@ export interface Container {
   href: string;
   /** null: the caller's own drive root (everything allowed). */
   access: Access | null;
+  /**
+   * The folder's entry as the walk read it (kv/tree/resources.ts findChildEntryByName), for a
+   * create's commit to check instead of reading the folder again; absent at a drive or shared root.
+   */
+  entry?: Deno.KvEntry<Resource>;
 }
 
 export interface Resolved {
@@ -168,9 +173,10 @@ async function walk(
   for (let i = 0; i < segs.length; i++) {
     const last = i === segs.length - 1;
     const name = segs[i];
-    const child: Resource | null = container
-      ? await findChildByName(ctx.d.kv, container.ownerSeq, container.parentRs, name)
+    const entry: Deno.KvEntry<Resource> | null = container
+      ? await findChildEntryByName(ctx.d.kv, container.ownerSeq, container.parentRs, name)
       : null;
+    const child: Resource | null = entry?.value ?? null;
     if (!child || child.trashedAt !== null) {
       const href = (container?.href ?? "") + encodeSegment(name);
       return { href, node: null, parent: last ? container : null, name };
@@ -186,7 +192,7 @@ async function walk(
       return { href, node: { kind: "resource", resource: child, access }, parent: container, name };
     }
     container = child.type === "FOLDER"
-      ? { ownerSeq: child.ownerSeq, parentRs: child.rs, href, access }
+      ? { ownerSeq: child.ownerSeq, parentRs: child.rs, href, access, entry: entry! }
       : null;
   }
   throw new Error("unreachable");

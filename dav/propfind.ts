@@ -91,17 +91,23 @@ async function* membersOf(ctx: DavRequest, self: Member): AsyncGenerator<Member>
     const ownerSeq = node.kind === "drive" ? ctx.caller.userSeq : node.resource.ownerSeq;
     const parentRs = node.kind === "drive" ? null : node.resource.rs;
     const parentAccess = node.kind === "drive" ? null : node.access;
-    let cursor: string | undefined;
-    do {
-      const page = await listChildren(ctx.d.kv, ownerSeq, parentRs, {
+    type Page = Awaited<ReturnType<typeof listChildren>>;
+    const pageAt = (cursor?: string): Promise<Page> =>
+      listChildren(ctx.d.kv, ownerSeq, parentRs, {
         sort: "name",
         order: "asc",
         limit: PAGE,
         cursor,
       });
+    // The next page is read while this one is written out: the KV read and the XML overlap.
+    let next: Promise<Page> | null = pageAt();
+    while (next) {
+      const page: Page = await next;
+      next = page.cursor ? pageAt(page.cursor) : null;
+      // A failed prefetch is thrown by the await above on the next round, not left unhandled.
+      next?.catch(() => {});
       for (const child of page.items) yield memberOf(self.href, child, parentAccess);
-      cursor = page.cursor ?? undefined;
-    } while (cursor);
+    }
   }
 }
 
@@ -134,20 +140,30 @@ function propstat(status: number, props: string[]): string {
     }</D:status></D:propstat>`;
 }
 
-/** One DAV:response for a member. */
+/**
+ * One DAV:response for a member. `names`: the properties asked, in order, each once (not for
+ * propname).
+ */
 async function responseOf(
   ctx: DavRequest,
   cache: PropCache,
   want: PropRequest,
+  names: readonly string[],
   m: Member,
 ): Promise<string> {
   const needDead = want.kind !== "prop" || want.names.some((n) => !LIVE_SET.has(n));
-  const dead = m.node.kind === "resource" && needDead && await cache.hasDeadProps(m.node.resource)
+  let hasDead = m.node.kind === "resource" && needDead && cache.hasDeadProps(m.node.resource);
+  if (hasDead instanceof Promise) hasDead = await hasDead;
+  const dead = hasDead && m.node.kind === "resource"
     ? await listDeadProps(ctx.d.kv, m.node.resource.rs)
     : [];
   const found: string[] = [];
   const missing: string[] = [];
-  const live = (name: string) => liveProp(ctx, cache, m.node, m.href, m.name, name);
+  // Awaited only while a per-request read is on its way (dav/props.ts): most members need none.
+  const live = async (name: string) => {
+    const v = liveProp(ctx, cache, m.node, m.href, m.name, name);
+    return v instanceof Promise ? await v : v;
+  };
   const href = `<D:href>${m.href}</D:href>`;
   if (want.kind === "propname") {
     for (const name of ALLPROP) {
@@ -156,18 +172,19 @@ async function responseOf(
     for (const p of dead) found.push(emptyElement(p.ns, p.local));
     return `<D:response>${href}${propstat(200, found)}</D:response>`;
   }
-  const names = want.kind === "prop" ? want.names : [...ALLPROP, ...want.include];
-  const deadByName = new Map(dead.map((p) => [clark(p.ns, p.local), p.xml]));
-  const seen = new Set<string>();
+  const deadByName = dead.length > 0
+    ? new Map(dead.map((p) => [clark(p.ns, p.local), p.xml]))
+    : null;
   for (const name of names) {
-    if (seen.has(name)) continue;
-    seen.add(name);
-    const value = LIVE_SET.has(name) ? await live(name) : deadByName.get(name) ?? null;
+    let value = LIVE_SET.has(name)
+      ? liveProp(ctx, cache, m.node, m.href, m.name, name)
+      : deadByName?.get(name) ?? null;
+    if (value instanceof Promise) value = await value;
     if (value !== null) found.push(value);
     else if (want.kind === "prop") missing.push(emptyOf(name));
   }
   if (want.kind === "allprop") {
-    for (const p of dead) if (!seen.has(clark(p.ns, p.local))) found.push(p.xml);
+    for (const p of dead) if (!names.includes(clark(p.ns, p.local))) found.push(p.xml);
   }
   return `<D:response>${href}${propstat(200, found)}${propstat(404, missing)}</D:response>`;
 }
@@ -189,14 +206,24 @@ export async function propfind(ctx: DavRequest): Promise<Response> {
   };
   const cache = new PropCache(ctx);
   const encoder = new TextEncoder();
+  // Each name once, in the order asked (a name repeated in the request is answered once).
+  const names = [
+    ...new Set(
+      want.kind === "prop"
+        ? want.names
+        : want.kind === "allprop"
+        ? [...ALLPROP, ...want.include]
+        : [],
+    ),
+  ];
   // The target's own answer before the status line: a failure there is still an error answer.
-  const first = MULTISTATUS_OPEN + await responseOf(ctx, cache, want, self);
+  const first = MULTISTATUS_OPEN + await responseOf(ctx, cache, want, names, self);
   async function* parts(): AsyncGenerator<Uint8Array> {
     yield encoder.encode(first);
     if (depth === 1) {
       let batch = "";
       for await (const m of membersOf(ctx, self)) {
-        batch += await responseOf(ctx, cache, want, m);
+        batch += await responseOf(ctx, cache, want, names, m);
         if (batch.length > 32 * 1024) {
           yield encoder.encode(batch);
           batch = "";

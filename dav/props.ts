@@ -11,28 +11,44 @@ import type { Resource } from "../kv/tree/resources.ts";
 import type { DavRequest } from "./context.ts";
 import type { DavNode } from "./paths.ts";
 import { clark, DAV_NS, DRIVE_NS, escText as esc } from "./xml.ts";
-import { LockView, SUPPORTED_LOCK_XML } from "./locks.ts";
+import { LockView, Settled, SUPPORTED_LOCK_XML } from "./lock_discovery.ts";
 import { etagOf } from "./files.ts";
 
 const D = (local: string) => clark(DAV_NS, local);
 const X = (local: string) => clark(DRIVE_NS, local);
 
+// The names in Clark notation, built once: liveProp runs for every property of every member.
+const DISPLAYNAME = D("displayname");
+const RESOURCETYPE = D("resourcetype");
+const GETCONTENTLENGTH = D("getcontentlength");
+const GETCONTENTTYPE = D("getcontenttype");
+const GETETAG = D("getetag");
+const GETLASTMODIFIED = D("getlastmodified");
+const CREATIONDATE = D("creationdate");
+const SUPPORTEDLOCK = D("supportedlock");
+const LOCKDISCOVERY = D("lockdiscovery");
+const QUOTA_AVAILABLE = D("quota-available-bytes");
+const QUOTA_USED = D("quota-used-bytes");
+const SEQ = X("seq");
+const PERMISSIONS = X("permissions");
+const OWNER = X("owner");
+
 /** Every live property, in the order allprop answers them. */
 export const LIVE_PROPS: string[] = [
-  D("displayname"),
-  D("resourcetype"),
-  D("getcontentlength"),
-  D("getcontenttype"),
-  D("getetag"),
-  D("getlastmodified"),
-  D("creationdate"),
-  D("supportedlock"),
-  D("lockdiscovery"),
-  D("quota-available-bytes"),
-  D("quota-used-bytes"),
-  X("seq"),
-  X("permissions"),
-  X("owner"),
+  DISPLAYNAME,
+  RESOURCETYPE,
+  GETCONTENTLENGTH,
+  GETCONTENTTYPE,
+  GETETAG,
+  GETLASTMODIFIED,
+  CREATIONDATE,
+  SUPPORTEDLOCK,
+  LOCKDISCOVERY,
+  QUOTA_AVAILABLE,
+  QUOTA_USED,
+  SEQ,
+  PERMISSIONS,
+  OWNER,
 ];
 export const LIVE_SET = new Set(LIVE_PROPS);
 
@@ -43,38 +59,45 @@ export const LIVE_SET = new Set(LIVE_PROPS);
  */
 export const ALLPROP = LIVE_PROPS;
 
+interface OwnerFacts {
+  used: number;
+  available: number;
+  accountId: string;
+}
+
 /** Per-request memo: the quota and account id of each owner seen. */
 export class PropCache {
-  #quota = new Map<number, Promise<{ used: number; available: number; accountId: string }>>();
+  #quota = new Map<number, Settled<OwnerFacts>>();
   /** The locks of a listing, read once per folder rather than once per member (dav/locks.ts). */
   readonly locks: LockView;
   constructor(private ctx: DavRequest) {
     this.locks = new LockView(ctx);
   }
-  #marked = new Map<number, Promise<Set<number>>>();
+  #marked = new Map<number, Settled<Set<number>>>();
   /** Whether `r` has dead properties (the owner's marks, read once per request). */
-  async hasDeadProps(r: Resource): Promise<boolean> {
+  hasDeadProps(r: Resource): boolean | Promise<boolean> {
     let marks = this.#marked.get(r.ownerSeq);
     if (!marks) {
-      marks = resourcesWithDeadProps(this.ctx.d.kv, r.ownerSeq);
+      marks = new Settled(resourcesWithDeadProps(this.ctx.d.kv, r.ownerSeq));
       this.#marked.set(r.ownerSeq, marks);
     }
-    return (await marks).has(r.rs);
+    const got = marks.now();
+    return got instanceof Promise ? got.then((m) => m.has(r.rs)) : got.has(r.rs);
   }
-  owner(userSeq: number) {
+  owner(userSeq: number): OwnerFacts | Promise<OwnerFacts> {
     let q = this.#quota.get(userSeq);
     if (!q) {
-      q = (async () => {
+      q = new Settled((async () => {
         const [user, used] = await Promise.all([
           getUser(this.ctx.d.kv, userSeq),
           getUsage(this.ctx.d.kv, userSeq),
         ]);
         const quota = user?.quotaBytes ?? 0;
         return { used, available: Math.max(quota - used, 0), accountId: user?.accountId ?? "" };
-      })();
+      })());
       this.#quota.set(userSeq, q);
     }
-    return q;
+    return q.now();
   }
 }
 
@@ -97,61 +120,71 @@ function ownerOf(ctx: DavRequest, node: DavNode): number | null {
   return null;
 }
 
+/** `value` mapped by `f`, without a promise when `value` is none. */
+const then = <T, U>(value: T | Promise<T>, f: (v: T) => U): U | Promise<U> =>
+  value instanceof Promise ? value.then(f) : f(value);
+
 /**
  * The value element of live property `name` on `node`, or null when the node has no such
- * property (a collection's getcontentlength, say).
+ * property (a collection's getcontentlength, say). A promise only while a per-request read
+ * (PropCache) is still on its way: the members after the first take the values as they are.
  */
-export async function liveProp(
+export function liveProp(
   ctx: DavRequest,
   cache: PropCache,
   node: DavNode,
   href: string,
   displayName: string,
   name: string,
-): Promise<string | null> {
+): string | null | Promise<string | null> {
   const r: Resource | null = node.kind === "resource" ? node.resource : null;
   const folder = !r || r.type === "FOLDER";
   switch (name) {
-    case D("displayname"):
+    case DISPLAYNAME:
       return el("displayname", esc(displayName));
-    case D("resourcetype"):
+    case RESOURCETYPE:
       return folder ? "<D:resourcetype><D:collection/></D:resourcetype>" : "<D:resourcetype/>";
-    case D("getcontentlength"):
+    case GETCONTENTLENGTH:
       return r && !folder ? el("getcontentlength", String(r.size)) : null;
-    case D("getcontenttype"):
+    case GETCONTENTTYPE:
       return r && !folder ? el("getcontenttype", esc(r.mime ?? "application/octet-stream")) : null;
-    case D("getetag"): {
+    case GETETAG: {
       const etag = r ? etagOf(r) : null;
       return etag ? el("getetag", esc(etag)) : null;
     }
-    case D("getlastmodified"):
+    case GETLASTMODIFIED:
       return r ? el("getlastmodified", new Date(r.updatedAt).toUTCString()) : null;
-    case D("creationdate"):
+    case CREATIONDATE:
       return r ? el("creationdate", new Date(r.createdAt).toISOString()) : null;
-    case D("supportedlock"):
+    case SUPPORTEDLOCK:
       return r ? SUPPORTED_LOCK_XML : null;
-    case D("lockdiscovery"):
-      return r ? await cache.locks.discovery(r, href) : null;
-    case D("quota-available-bytes"):
-    case D("quota-used-bytes"): {
+    case LOCKDISCOVERY:
+      return r ? cache.locks.discovery(r, href) : null;
+    case QUOTA_AVAILABLE:
+    case QUOTA_USED: {
       const owner = ownerOf(ctx, node);
       if (owner === null || !folder) return null;
-      const q = await cache.owner(owner);
       // Plain integers: Windows reads exponent notation as a tiny quota ("file too big").
-      return name === D("quota-used-bytes")
-        ? el("quota-used-bytes", q.used.toFixed(0))
-        : el("quota-available-bytes", q.available.toFixed(0));
+      return then(
+        cache.owner(owner),
+        (q) =>
+          name === QUOTA_USED
+            ? el("quota-used-bytes", q.used.toFixed(0))
+            : el("quota-available-bytes", q.available.toFixed(0)),
+      );
     }
-    case X("seq"):
+    case SEQ:
       return r ? xel("seq", String(r.rs)) : null;
-    case X("permissions"): {
+    case PERMISSIONS: {
       if (node.kind !== "resource") return node.kind === "drive" ? xel("permissions", "all") : null;
       const words = PERMISSION_WORDS.filter(([k]) => node.access.permissions[k]).map(([, w]) => w);
       return xel("permissions", words.join(" "));
     }
-    case X("owner"): {
+    case OWNER: {
       const owner = ownerOf(ctx, node);
-      return owner === null ? null : xel("owner", esc((await cache.owner(owner)).accountId));
+      return owner === null
+        ? null
+        : then(cache.owner(owner), (q) => xel("owner", esc(q.accountId)));
     }
   }
   return null;

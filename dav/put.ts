@@ -63,8 +63,8 @@ export async function put(ctx: DavRequest): Promise<Response> {
     return new Response(null, { status: 204, headers: { etag: etagOf(next)! } });
   }
   requireParent(target);
-  await assertWritable(ctx, [writeTarget(target, 0)]);
-  const created = await storeAt(ctx, target, body, expectedSize);
+  const lockOwner = await assertWritable(ctx, [writeTarget(target, 0)]);
+  const created = await storeAt(ctx, target, body, expectedSize, lockOwner);
   return new Response(null, {
     status: 201,
     headers: { etag: etagOf(created)!, location: target.href },

@@ -16,7 +16,7 @@ import type { Deps } from "../deps.ts";
 import { type ErrorCode, fail } from "../errors.ts";
 import { requireUser, type User } from "../identity/users.ts";
 import { assertNotLockedByOther, type LockOwner } from "./locks.ts";
-import { readInheritedLockGuard } from "./dav_locks.ts";
+import { readInheritedLockGuard, readMembershipLockGuard } from "./dav_locks.ts";
 import {
   newResource,
   type NotFound,
@@ -126,6 +126,8 @@ interface StoreFileInput extends ContentSource {
   actorSeq: number;
   onConflict: OnNameConflict;
   reason: string;
+  /** Who is writing, for the parent folder's WebDAV locks (WebDAV: the tokens submitted). */
+  lockOwner?: LockOwner;
 }
 
 /** Stores a new file: bytes first, then resource + name index + version + usage in one commit. */
@@ -133,7 +135,11 @@ export async function storeNewFile(d: Deps, input: StoreFileInput): Promise<Reso
   const name = validateName(input.name, "name");
   const owner = await requireUser(d.kv, input.ownerSeq);
   await requireFolderEntry(d.kv, owner.userSeq, input.parentRs);
-  const free = await freeQuota(d, owner.userSeq);
+  // A locked parent refuses before the bytes stream (the commit checks it again).
+  const [free] = await Promise.all([
+    freeQuota(d, owner.userSeq),
+    readMembershipLockGuard(d.kv, owner.userSeq, input.parentRs, input.lockOwner ?? null),
+  ]);
   if (input.expectedSize !== undefined && input.expectedSize > free) {
     fail(
       input.quotaCode,
@@ -168,6 +174,8 @@ export async function copyFile(
     /** The copy's name (WebDAV's COPY names it); default the source's, "name (n)" when taken. */
     name?: string;
     onConflict?: OnNameConflict;
+    /** Who is writing, for the destination folder's WebDAV locks. */
+    lockOwner?: LockOwner;
   },
 ): Promise<Resource> {
   const name = input.name === undefined ? undefined : validateName(input.name, "name");
@@ -184,6 +192,8 @@ export async function copyFile(
     if (!owner) {
       owner = await requireUser(d.kv, input.destOwnerSeq);
       await requireFolderEntry(d.kv, owner.userSeq, input.destParentRs);
+      const lockOwner = input.lockOwner ?? null;
+      await readMembershipLockGuard(d.kv, owner.userSeq, input.destParentRs, lockOwner);
     }
     if (src.size > (await freeQuota(d, owner.userSeq))) {
       fail("RESOURCE_015", `The copy needs ${src.size} bytes, more than the quota left`);
@@ -204,13 +214,17 @@ export async function copyFile(
     onConflict: input.onConflict ?? "rename",
     quotaCode: "RESOURCE_015",
     reason: "copy",
+    lockOwner: input.lockOwner,
     blob: { blobId: copied.blobId, size: copied.src.size, sha256: copied.src.sha256! },
   });
 }
 
 /** What committing a new file's record needs once its bytes are stored. */
 type FileCommit =
-  & Pick<StoreFileInput, "parentRs" | "name" | "actorSeq" | "onConflict" | "quotaCode" | "reason">
+  & Pick<
+    StoreFileInput,
+    "parentRs" | "name" | "actorSeq" | "onConflict" | "quotaCode" | "reason" | "lockOwner"
+  >
   & Pick<ContentSource, "extendCommit">
   & { owner: User; blob: BlobInfo };
 
@@ -223,9 +237,10 @@ async function commitNewFile(d: Deps, input: FileCommit, callerOwned = false): P
   const resourceSeq = await d.ids.next("resource");
   return withBlob(d, blob, () =>
     commitWithRetry(async () => {
-      const [parent, usage] = await Promise.all([
+      const [parent, usage, guard] = await Promise.all([
         requireFolderEntry(d.kv, owner.userSeq, input.parentRs),
         readUsageEntry(d.kv, owner.userSeq),
+        readMembershipLockGuard(d.kv, owner.userSeq, input.parentRs, input.lockOwner ?? null),
       ]);
       const file = newResource({
         rs: resourceSeq,
@@ -236,7 +251,7 @@ async function commitNewFile(d: Deps, input: FileCommit, callerOwned = false): P
         actorSeq: input.actorSeq,
         content: blob,
       });
-      const op = d.kv.atomic();
+      const op = d.kv.atomic().check(...guard);
       if (parent) op.check(parent);
       chargeUsage(op, usage, owner.userSeq, blob.size, owner.quotaBytes, input.quotaCode);
       writeResource(op, null, file, input.actorSeq, input.reason === "copy" ? "copy" : undefined);

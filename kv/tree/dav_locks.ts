@@ -199,7 +199,12 @@ function recordOf(
  * lock taken writes it): when not, no lock can apply to anything in their drive.
  */
 export async function everLocked(kv: Deno.Kv, ownerSeq: number): Promise<boolean> {
-  return (await kv.get(lockStampKey(ownerSeq))).value !== null;
+  return (await readLockStamp(kv, ownerSeq)).value !== null;
+}
+
+/** The owner's lock stamp entry (null value: never locked), to check in a commit. */
+export function readLockStamp(kv: Deno.Kv, ownerSeq: number): Promise<Deno.KvEntryMaybe<number>> {
+  return kv.get<number>(lockStampKey(ownerSeq));
 }
 
 /**
@@ -222,6 +227,38 @@ export async function readInheritedLockGuard(
   const other = held.find((h) => !mayWrite(h.record));
   if (other) fail("RESOURCE_010", `A folder above is locked by ${other.record.holder}`);
   return [stamp];
+}
+
+/**
+ * Adding, removing or renaming a member of folder `folderRs` (a create, rename, move or trash
+ * through any surface) honours the WebDAV locks protecting that folder's membership (RFC 4918
+ * 7.4): any lock on the folder itself and the depth-infinity locks above it. RESOURCE_010 unless
+ * `owner` accepts them; only WebDAV, with the tokens its If header submitted, can. Returns the
+ * owner's lock stamp for the caller's commit, as readInheritedLockGuard does; `stamp` is that
+ * entry when the caller read it already. A drive root holds no lock.
+ */
+export async function readMembershipLockGuard(
+  kv: Deno.Kv,
+  ownerSeq: number,
+  folderRs: number | null,
+  owner: LockOwner,
+  stamp?: Deno.KvEntryMaybe<number>,
+): Promise<Deno.AtomicCheck[]> {
+  if (folderRs === null) return [];
+  const read = stamp ?? await kv.get<number>(lockStampKey(ownerSeq));
+  if (read.value === null) return [read];
+  // A folder gone or in the trash: the operation's own checks of it answer.
+  const above = await chainOf(kv, folderRs);
+  if (!above) return [read];
+  const held = await locksApplying(
+    kv,
+    { self: null, ancestors: [folderRs, ...above.ancestors] },
+    true,
+  );
+  const mayWrite = typeof owner === "function" ? owner : (l: Lock) => l.owner === owner;
+  const other = held.find((h) => !mayWrite(h.record));
+  if (other) fail("RESOURCE_010", `Folder ${other.rs} is locked by ${other.record.holder}`);
+  return [read];
 }
 
 /** A WebDAV lock found by its token among the records of a chain. */

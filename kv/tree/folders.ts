@@ -3,17 +3,22 @@
  * parent and the free name slot (the commit discipline is in placement.ts). The id comes from
  * the process's block of ids (`d.ids`), so no create waits on a shared counter.
  *
- * Reads on the common path: none here. An edge that authorized the parent hands over what it read
- * (the parent record, its versionstamp, its depth); the commit checks that versionstamp and that
- * the name slot is free. Only when that commit fails (the name is taken, or the parent changed)
- * does the next attempt read the owner, the parent and the name slot in one `getMany`, to answer
- * RESOURCE_003 / RESOURCE_008, pick "name (n)", or commit on what is there now.
+ * Reads on the common path: at most the owner's lock stamp. An edge that authorized the parent
+ * hands over what it read (the parent's entry: its record's, or its name-index entry, which every
+ * commit changing the record rewrites with it; its depth; the owner's lock stamp when it read it);
+ * the commit checks that entry, the stamp and that the name slot is free. Only when that commit
+ * fails (the name is taken, the parent changed, a lock was taken) does the next attempt read the
+ * owner, the parent, the name slot and the stamp in one `getMany`, to answer RESOURCE_003 /
+ * RESOURCE_008 / RESOURCE_010, pick "name (n)", or commit on what is there now. The stamp says
+ * whether a WebDAV lock may protect the parent's membership (kv/tree/dav_locks.ts).
  */
 import { commit, commitWithRetry, CONFLICT } from "../db.ts";
 import type { Deps } from "../deps.ts";
 import { fail } from "../errors.ts";
 import type { User } from "../identity/users.ts";
-import { resourceKey, userKey } from "../keys.ts";
+import { lockStampKey, resourceKey, userKey } from "../keys.ts";
+import { readMembershipLockGuard } from "./dav_locks.ts";
+import type { LockOwner } from "./locks.ts";
 import { newResource, type OnNameConflict, pickName } from "./placement.ts";
 import {
   freeName,
@@ -35,13 +40,18 @@ export async function createFolder(
     name: string;
     actorSeq: number;
     onConflict?: OnNameConflict;
+    /** Who is writing, for the parent's WebDAV locks (WebDAV: the tokens submitted). */
+    lockOwner?: LockOwner;
     /** How many folders deep the parent is (1 = in the drive root), when the caller knows. */
     parentDepth?: number;
     /**
      * What the caller just read, for the first attempt to commit on without reading: the parent
      * entry (with `parentRs`), or the owner (a create in the owner's drive root).
      */
-    known?: { parent: Deno.KvEntry<Resource> } | { owner: Pick<User, "userSeq" | "tenantId"> };
+    known?: ({ parent: Deno.KvEntry<Resource> } | { owner: Pick<User, "userSeq" | "tenantId"> }) & {
+      /** The owner's lock stamp entry (kv/tree/dav_locks.ts), when the caller read it. */
+      lockStamp?: Deno.KvEntryMaybe<number>;
+    };
   },
 ): Promise<Resource> {
   const name = validateName(input.name, "fn");
@@ -73,7 +83,15 @@ export async function createFolder(
       actorSeq: input.actorSeq,
       content: null,
     });
-    const op = d.kv.atomic();
+    // A WebDAV lock on the parent protects its membership (checked in the commit: the stamp).
+    const guard = await readMembershipLockGuard(
+      d.kv,
+      read.owner.userSeq,
+      input.parentRs,
+      input.lockOwner ?? null,
+      read.lockStamp,
+    );
+    const op = d.kv.atomic().check(...guard);
     if (read.parent) op.check(read.parent);
     writeResource(op, null, folder, input.actorSeq);
     return (await commit(op)) === true ? folder : CONFLICT;
@@ -93,11 +111,16 @@ function knownSlot(input: Parameters<typeof createFolder>[1]): CreateSlot | null
     const fits = p.rs === input.parentRs && p.ownerSeq === input.ownerSeq &&
       p.type === "FOLDER" && p.trashedAt === null;
     return fits
-      ? { owner: { userSeq: p.ownerSeq, tenantId: p.tenantId }, parent: known.parent, holder: null }
+      ? {
+        owner: { userSeq: p.ownerSeq, tenantId: p.tenantId },
+        parent: known.parent,
+        holder: null,
+        lockStamp: known.lockStamp,
+      }
       : null;
   }
   return input.parentRs === null && known.owner.userSeq === input.ownerSeq
-    ? { owner: known.owner, parent: null, holder: null }
+    ? { owner: known.owner, parent: null, holder: null, lockStamp: known.lockStamp }
     : null;
 }
 
@@ -105,6 +128,8 @@ interface CreateSlot {
   owner: Pick<User, "userSeq" | "tenantId">;
   parent: Deno.KvEntry<Resource> | null;
   holder: number | null;
+  /** The owner's lock stamp entry; undefined: not read yet. */
+  lockStamp?: Deno.KvEntryMaybe<number>;
 }
 
 /**
@@ -118,13 +143,18 @@ async function readCreateSlot(
   parentRs: number | null,
   name: string,
 ): Promise<CreateSlot> {
-  const keys: Deno.KvKey[] = [userKey(ownerSeq), nameIndexKey(ownerSeq, parentRs, name)];
+  const keys: Deno.KvKey[] = [
+    userKey(ownerSeq),
+    nameIndexKey(ownerSeq, parentRs, name),
+    lockStampKey(ownerSeq),
+  ];
   if (parentRs !== null) keys.push(resourceKey(parentRs));
   const entries = await kv.getMany<unknown[]>(keys);
   const owner = (entries[0].value as User | null) ??
     fail("USER_001", `No user with seq ${ownerSeq}`, "userSeq");
   const slot = entries[1] as Deno.KvEntryMaybe<IndexValue>;
-  const parentEntry = entries[2] as Deno.KvEntryMaybe<Resource> | undefined;
+  const lockStamp = entries[2] as Deno.KvEntryMaybe<number>;
+  const parentEntry = entries[3] as Deno.KvEntryMaybe<Resource> | undefined;
   let parent: Deno.KvEntry<Resource> | null = null;
   if (parentRs !== null) {
     const p = parentEntry?.value;
@@ -136,5 +166,6 @@ async function readCreateSlot(
     }
     parent = parentEntry as Deno.KvEntry<Resource>;
   }
-  return { owner, parent, holder: slot.value === null ? null : rsOfIndexValue(slot.value) };
+  const holder = slot.value === null ? null : rsOfIndexValue(slot.value);
+  return { owner, parent, holder, lockStamp };
 }

@@ -1,7 +1,8 @@
 /**
  * Changing where a resource is: rename in place, move within a drive, move a file to another
- * user's drive, and move to the trash. Each commit is checked against the resource, its lock and,
- * for a folder, the locks of the documents inside it (the commit discipline is in placement.ts).
+ * user's drive, and move to the trash. Each commit is checked against the resource, its lock,
+ * for a folder the locks of the documents inside it, and the WebDAV locks protecting the
+ * membership of the folders it leaves and joins (the commit discipline is in placement.ts).
  * Restoring from the trash and purging it are in trash.ts.
  */
 import { commit, commitWithRetry, CONFLICT } from "../db.ts";
@@ -10,6 +11,7 @@ import { type ErrorCode, fail } from "../errors.ts";
 import { requireUser } from "../identity/users.ts";
 import { shareByResKey } from "../keys.ts";
 import { assertNotLockedByOther, type LockOwner } from "./locks.ts";
+import { readMembershipLockGuard } from "./dav_locks.ts";
 import {
   folderLockGuard,
   type OnNameConflict,
@@ -50,6 +52,7 @@ export function renameResource(
     assertNotLockedByOther(lock.value, input.lockOwner ?? null);
     if (cur.value.name === name) return cur.value;
     const guard = await folderLockGuard(d, cur.value, input.lockOwner ?? null);
+    guard.push(...await memberGuard(d, cur.value, cur.value.parentRs, input.lockOwner));
     const next: Resource = {
       ...cur.value,
       name: await pickName(
@@ -125,6 +128,12 @@ export function moveResource(d: Deps, input: MoveInput): Promise<Resource> {
       );
     }
     op.check(...await folderLockGuard(d, cur.value, input.lockOwner ?? null));
+    // It leaves one folder and joins another: both folders' membership locks apply.
+    const [leaves, joins] = await Promise.all([
+      memberGuard(d, cur.value, cur.value.parentRs, input.lockOwner),
+      memberGuard(d, cur.value, input.destParentRs, input.lockOwner),
+    ]);
+    op.check(...leaves, ...joins);
     const next: Resource = {
       ...cur.value,
       parentRs: input.destParentRs,
@@ -205,6 +214,11 @@ export async function moveFileToDrive(
     if (ownShare.value !== null) {
       fail("RESOURCE_017", "The file has its own share; remove it before moving to another drive");
     }
+    const lockOwner = input.lockOwner ?? null;
+    const [leaves, joins] = await Promise.all([
+      readMembershipLockGuard(d.kv, cur.value.ownerSeq, cur.value.parentRs, lockOwner),
+      readMembershipLockGuard(d.kv, destOwner.userSeq, input.destParentRs, lockOwner),
+    ]);
     const bytes = versions.reduce((sum, v) => sum + v.size, 0);
     const next: Resource = {
       ...cur.value,
@@ -221,7 +235,7 @@ export async function moveFileToDrive(
       updatedAt: Date.now(),
       updatedBy: input.actorSeq,
     };
-    const op = d.kv.atomic().check(cur, lock, ownShare);
+    const op = d.kv.atomic().check(cur, lock, ownShare, ...leaves, ...joins);
     if (dest) op.check(dest);
     chargeUsage(op, destUsage, destOwner.userSeq, bytes, destOwner.quotaBytes, "RESOURCE_015");
     chargeUsage(op, srcUsage, cur.value.ownerSeq, -bytes, Infinity, "RESOURCE_015");
@@ -245,6 +259,7 @@ export function trashResource(
     ]);
     assertNotLockedByOther(lock.value, input.lockOwner ?? null);
     const guard = await folderLockGuard(d, cur.value, input.lockOwner ?? null);
+    guard.push(...await memberGuard(d, cur.value, cur.value.parentRs, input.lockOwner));
     const now = Date.now();
     const next: Resource = {
       ...cur.value,
@@ -256,4 +271,17 @@ export function trashResource(
     writeResource(op, cur.value, next, input.actorSeq);
     return (await commit(op)) === true ? next : CONFLICT;
   });
+}
+
+/**
+ * The WebDAV membership locks of folder `parentRs` of `r`'s drive, which a rename, move or trash
+ * of `r` changes (kv/tree/dav_locks.ts readMembershipLockGuard): the checks for its commit.
+ */
+function memberGuard(
+  d: Deps,
+  r: Resource,
+  parentRs: number | null,
+  owner: LockOwner | undefined,
+): Promise<Deno.AtomicCheck[]> {
+  return readMembershipLockGuard(d.kv, r.ownerSeq, parentRs, owner ?? null);
 }

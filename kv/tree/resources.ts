@@ -230,6 +230,25 @@ export async function findChildByName(
   return typeof v === "number" ? getResource(kv, v) : v;
 }
 
+/**
+ * The child named `name` (any case) of a folder, with an entry a commit may check to be sure the
+ * child is unchanged: its name-index entry, which every commit changing the record rewrites with
+ * it (writeResource), or, for an entry written before the index held records, its record's entry.
+ * Null when there is no such child.
+ */
+export async function findChildEntryByName(
+  kv: Deno.Kv,
+  ownerSeq: number,
+  parentRs: number | null,
+  name: string,
+): Promise<Deno.KvEntry<Resource> | null> {
+  const e = await kv.get<IndexValue>(nameIndexKey(ownerSeq, parentRs, name));
+  if (e.value === null) return null;
+  if (typeof e.value !== "number") return e as Deno.KvEntry<Resource>;
+  const r = await getResourceEntry(kv, e.value);
+  return r.value === null ? null : r as Deno.KvEntry<Resource>;
+}
+
 /** The rs holding the name slot `name` (any case) in a folder, or null when it is free. */
 export async function nameHolder(
   kv: Deno.Kv,

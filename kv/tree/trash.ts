@@ -14,6 +14,7 @@ import type { Deps } from "../deps.ts";
 import { fail } from "../errors.ts";
 import { purgeMarkerKey } from "../keys.ts";
 import { dropLock } from "./locks.ts";
+import { readMembershipLockGuard } from "./dav_locks.ts";
 import {
   type ContentVersion,
   deleteVersion,
@@ -159,6 +160,8 @@ export function restoreTrashed(
         op.check(parent);
       }
     }
+    // Back into a folder whose membership a WebDAV lock protects: refused, as any create there.
+    op.check(...await readMembershipLockGuard(d.kv, item.ownerSeq, parentRs, null));
     const name = await freeName(d.kv, item.ownerSeq, parentRs, item.name, item.rs);
     const now = Date.now();
     const next: Resource = {

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { type ApiUser, newApiUser } from "../helpers/api.ts";
+import type { JsonResponse } from "../helpers/http.ts";
 import { newProviderAdapter } from "../helpers/provider.ts";
 import { type TestServer, withServer, withTwoServersOnOneKv } from "../helpers/server.ts";
 import { assertLocked, dav, davLock, LOCKINFO, put, UUID } from "./locks_helpers.ts";
@@ -171,5 +172,100 @@ Deno.test("a WebDAV folder lock refuses the provider's put of a document inside"
     });
     assert.equal(unlock.status, 204);
     assert.ok((await client.put(["Team", "doc.docx"], enc("v2"))).ok);
+  });
+});
+
+/** Each answer as "status errorCode", so one assertion shows every surface's answer at once. */
+const outcomes = (answers: Record<string, JsonResponse>) =>
+  Object.fromEntries(
+    Object.entries(answers).map(([what, r]) => [what, `${r.status} ${r.body?.errorCode ?? ""}`]),
+  );
+
+/** `what` all answered with the catalog's lock error (RESOURCE_010, 409). */
+const allRefused = (answers: Record<string, JsonResponse>) =>
+  Object.fromEntries(Object.keys(answers).map((what) => [what, "409 RESOURCE_010"]));
+
+/** Every membership change the drive API makes in or out of `team` (and `sub`, below it). */
+async function apiMembershipChanges(
+  alice: ApiUser,
+  t: { team: number; sub: number; a: number; out: number; b: number },
+) {
+  return {
+    "upload": await alice.upload("new.txt", "n", { pfs: t.sub }),
+    "create folder": await alice.call("POST", "/folders", { fn: "New", pfs: t.team }),
+    "rename file": await alice.call("PATCH", `/files/${t.a}/rename`, { rn: "renamed.txt" }),
+    "rename folder": await alice.call("PATCH", `/folders/${t.sub}/rename`, { rn: "Sub2" }),
+    "move in": await alice.call("POST", `/files/${t.b}/move`, { pfs: t.sub }),
+    "move out": await alice.call("POST", `/files/${t.a}/move`, { pfs: t.out }),
+    "copy in": await alice.call("POST", `/files/${t.b}/copy`, { pfs: t.team }),
+    "trash": await alice.call("PATCH", `/files/${t.a}/delete`),
+  };
+}
+
+Deno.test("a depth-infinity WebDAV lock on a folder refuses the API's creates, renames and moves in it", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    const team = await alice.newFolder("Team");
+    const sub = await alice.newFolder("Sub", team);
+    const a = await alice.newFile("a.txt", "a", sub);
+    const out = await alice.newFolder("Out");
+    const b = await alice.newFile("b.txt", "b", out);
+    const token = await davLock(server, alice, "/Team/", "infinity");
+    const t = { team, sub, a, out, b };
+    const refused = await apiMembershipChanges(alice, t);
+    assert.deepEqual(outcomes(refused), allRefused(refused));
+    // WebDAV with the token still changes the locked folder's members.
+    const ifToken = { if: `(<${token}>)` };
+    assert.equal(
+      (await dav(server, alice, "MKCOL", "/Team/Dav/", { headers: ifToken })).status,
+      201,
+    );
+    assert.equal((await put(server, alice, "/Team/Sub/dav.txt", "d", token)).status, 201);
+    const moved = await dav(server, alice, "MOVE", "/Team/Sub/a.txt", {
+      headers: { ...ifToken, destination: `${server.url}/dav/files/alice/Team/a2.txt` },
+    });
+    assert.equal(moved.status, 201, await moved.text());
+    const unlock = await dav(server, alice, "UNLOCK", "/Team/", {
+      headers: { "lock-token": `<${token}>` },
+    });
+    assert.equal(unlock.status, 204);
+    for (const [what, res] of Object.entries(await apiMembershipChanges(alice, t))) {
+      assert.ok(res.status === 200 || res.status === 201, `${what}: ${JSON.stringify(res.body)}`);
+    }
+  });
+});
+
+Deno.test("a depth-0 WebDAV lock on a folder refuses API creates in it, not deeper", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    const team = await alice.newFolder("Team");
+    const sub = await alice.newFolder("Sub", team);
+    await davLock(server, alice, "/Team/", "0");
+    const created = await alice.call("POST", "/folders", { fn: "New", pfs: team });
+    assert.deepEqual(outcomes({ created }), { created: "409 RESOURCE_010" });
+    // Depth 0 protects the folder's own members only (RFC 4918 7.4).
+    assert.equal((await alice.call("POST", "/folders", { fn: "New", pfs: sub })).status, 201);
+  });
+});
+
+Deno.test("a WebDAV folder lock refuses the provider's mkdir, rename and delete inside it", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    const { client } = await newProviderAdapter(server, "host", { userSeq: alice.userSeq });
+    assert.ok((await client.mkdir([], "Team")).ok);
+    assert.ok((await client.put(["Team", "doc.docx"], enc("v1"))).ok);
+    const token = await davLock(server, alice, "/Team/", "infinity");
+    assert.deepEqual({
+      mkdir: (await client.mkdir(["Team"], "Sub")).status,
+      "put new": (await client.put(["Team", "new.docx"], enc("v1"))).status,
+      rename: (await client.rename(["Team", "doc.docx"], "r.docx")).status,
+      delete: (await client.delete(["Team", "doc.docx"])).status,
+    }, { mkdir: 409, "put new": 409, rename: 409, delete: 409 });
+    const unlock = await dav(server, alice, "UNLOCK", "/Team/", {
+      headers: { "lock-token": `<${token}>` },
+    });
+    assert.equal(unlock.status, 204);
+    assert.ok((await client.mkdir(["Team"], "Sub")).ok);
+    assert.ok((await client.rename(["Team", "doc.docx"], "r.docx")).ok);
   });
 });
