@@ -69,7 +69,8 @@ export const ERROR_CATALOG = {
   RESOURCE_009: entry(404, "Unknown or expired download token"),
   RESOURCE_010: entry(
     409,
-    "The document, or a document inside the folder, is locked by someone else",
+    "Locked by someone else: the document (an editor), a document inside the folder, or the " +
+      "folder's members (a WebDAV lock on it or a folder above)",
   ),
   RESOURCE_011: entry(416, "The requested byte range cannot be satisfied"),
   RESOURCE_012: entry(409, "The resource changed concurrently too many times; retry"),

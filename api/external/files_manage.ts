@@ -97,6 +97,7 @@ const copyRoute = write("post", "/files/{resourceSeq}/copy", "copyFile", {
     ...FILE_ACCESS_ERRORS,
     "RESOURCE_005",
     "RESOURCE_008",
+    "RESOURCE_010",
     "RESOURCE_015",
   ),
 });

@@ -60,6 +60,7 @@ const createFolderRoute = write("post", "/folders", "createFolder", {
     "RESOURCE_005",
     "RESOURCE_008",
     "RESOURCE_014",
+    "RESOURCE_010",
     "PERMISSION_002",
     "PERMISSION_004",
   ),

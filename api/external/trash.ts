@@ -38,6 +38,7 @@ const restoreRoute = write("post", "/trash/{resourceSeq}/restore", "restoreFromT
     ResourceItemSchema,
     "The restored resource, with its name and parent now",
     ...TRASHED_ERRORS,
+    "RESOURCE_010",
   ),
 });
 
