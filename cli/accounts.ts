@@ -9,11 +9,7 @@ import { createInvitation, INVITATION_KINDS, invitationUrl } from "../kv/identit
 import { findUserByAccountId, requireUser, setUserAdmin, type User } from "../kv/identity/users.ts";
 import { recordAccountEvent } from "../api/http/account_events.ts";
 import { fail } from "../kv/errors.ts";
-import { print, withDeps } from "./context.ts";
-
-interface JsonOption {
-  json?: boolean;
-}
+import { type Opened, print, withDeps } from "./context.ts";
 
 /** The user a `<user>` argument names: a seq, or an accountId. */
 async function userNamed(kv: Deno.Kv, name: string): Promise<User> {
@@ -22,57 +18,69 @@ async function userNamed(kv: Deno.Kv, name: string): Promise<User> {
     fail("USER_001", `No user with accountId "${name}"`, "user");
 }
 
+/**
+ * `users <command> <user> [--json]`: runs `act` on the named user and prints what it returns,
+ * as JSON (`jsonShape` says which fields) or as `text`'s lines.
+ */
+function userCommand<T>(
+  users: Command,
+  command: { name: string; description: string; jsonShape: string },
+  act: (d: Opened, user: User) => Promise<T>,
+  text: (out: T, user: User) => string[],
+): void {
+  users.command(command.name)
+    .description(command.description)
+    .argument("<user>", "the user's seq or accountId")
+    .option("--json", `print ${command.jsonShape} as JSON`)
+    .action(async (name: string, opts: { json?: boolean }) => {
+      const [user, out] = await withDeps(async (d) => {
+        const user = await userNamed(d.kv, name);
+        return [user, await act(d, user)] as const;
+      });
+      print(opts.json, out, () => text(out, user));
+    });
+}
+
 export function addAccountCommands(program: Command): void {
   const users = program.commands.find((c) => c.name() === "users");
   if (!users) throw new Error("addAccountCommands: add the users commands first");
 
   for (const admin of [true, false]) {
-    users.command(admin ? "grant-admin" : "remove-admin")
-      .description(
-        admin
-          ? "give a user the admin role: the admin console and admin API, signed in by name"
-          : "take the admin role from a user",
-      )
-      .argument("<user>", "the user's seq or accountId")
-      .option("--json", "print {userSeq, admin} as JSON")
-      .action(async (name: string, opts: JsonOption) => {
-        const user = await withDeps(async (d) => {
-          const u = await setUserAdmin(d.kv, (await userNamed(d.kv, name)).userSeq, admin, null);
-          await recordAccountEvent(d.kv, admin ? "role_granted" : "role_removed", u, {
-            role: "admin",
-            via: "cli",
-          });
-          return u;
-        });
-        print(opts.json, { userSeq: user.userSeq, admin }, () => [
-          `user ${user.userSeq} "${user.accountId}" ${admin ? "holds" : "no longer holds"} ` +
-          "the admin role",
-        ]);
+    userCommand(users, {
+      name: admin ? "grant-admin" : "remove-admin",
+      description: admin
+        ? "give a user the admin role: the admin console and admin API, signed in by name"
+        : "take the admin role from a user",
+      jsonShape: "{userSeq, admin}",
+    }, async (d, user) => {
+      const u = await setUserAdmin(d.kv, user.userSeq, admin, null);
+      await recordAccountEvent(d.kv, admin ? "role_granted" : "role_removed", u, {
+        role: "admin",
+        via: "cli",
       });
+      return { userSeq: u.userSeq, admin };
+    }, (_, user) => [
+      `user ${user.userSeq} "${user.accountId}" ${admin ? "holds" : "no longer holds"} ` +
+      "the admin role",
+    ]);
   }
 
   for (const kind of INVITATION_KINDS) {
-    users.command(kind === "invitation" ? "invite" : "reset-link")
-      .description(
-        kind === "invitation"
-          ? "print a one-time invitation link: the user opens it and sets a password"
-          : "print a one-time password-reset link (using it ends the user's sessions)",
-      )
-      .argument("<user>", "the user's seq or accountId")
-      .option("--json", "print {userSeq, kind, url, expiresAt} as JSON")
-      .action(async (name: string, opts: JsonOption) => {
-        const out = await withDeps(async (d) => {
-          const user = await userNamed(d.kv, name);
-          const made = await createInvitation(d.kv, user.userSeq, kind, d.config.invitationTtlMs);
-          await recordAccountEvent(d.kv, "invitation_created", user, { kind, via: "cli" });
-          return {
-            userSeq: user.userSeq,
-            kind,
-            url: invitationUrl(d.config.publicUrl, kind, made.token),
-            expiresAt: new Date(made.invitation.expiresAt).toISOString(),
-          };
-        });
-        print(opts.json, out, () => [out.url, `valid once, until ${out.expiresAt}`]);
-      });
+    userCommand(users, {
+      name: kind === "invitation" ? "invite" : "reset-link",
+      description: kind === "invitation"
+        ? "print a one-time invitation link: the user opens it and sets a password"
+        : "print a one-time password-reset link (using it ends the user's sessions)",
+      jsonShape: "{userSeq, kind, url, expiresAt}",
+    }, async (d, user) => {
+      const made = await createInvitation(d.kv, user.userSeq, kind, d.config.invitationTtlMs);
+      await recordAccountEvent(d.kv, "invitation_created", user, { kind, via: "cli" });
+      return {
+        userSeq: user.userSeq,
+        kind,
+        url: invitationUrl(d.config.publicUrl, kind, made.token),
+        expiresAt: new Date(made.invitation.expiresAt).toISOString(),
+      };
+    }, (out) => [out.url, `valid once, until ${out.expiresAt}`]);
   }
 }

@@ -52,6 +52,21 @@ export async function withMemoryKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<
   }
 }
 
+/**
+ * Runs `fn` with Date.now returning `clock.now`, which the test moves; the real clock is back
+ * afterwards. The tests of one file run one after another, so no other test sees the stub.
+ */
+export async function withClock(fn: (clock: { now: number }) => Promise<void>): Promise<void> {
+  const real = Date.now;
+  const clock = { now: real() };
+  Date.now = () => clock.now;
+  try {
+    await fn(clock);
+  } finally {
+    Date.now = real;
+  }
+}
+
 /** A tenant (organization) with the default share policy. */
 export function newTenant(d: Deps, name: string): Promise<Tenant> {
   return createTenant(d.kv, name);

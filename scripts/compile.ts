@@ -1,7 +1,7 @@
 /**
  * `deno task compile [--output PATH]`: builds the one self-contained executable (default
  * dist/drive) that serves the service and runs the admin CLI (`drive admin <command>`), with
- * static/ (the console shells, its build and the document templates) embedded: the modules that
+ * static/ (the browser build and the document templates) embedded: the modules that
  * read them resolve paths against import.meta.url, which in the binary points into the embedded
  * file system. See docs/deploy.md.
  *

@@ -3,7 +3,6 @@
  * or all but this one) and their app passwords: API keys they make themselves for WebDAV, sync
  * tools and scripts (kv/identity/api_keys.ts, `createdBy: "user"`), shown once, revocable.
  */
-import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import {
   type ApiKey,
@@ -18,7 +17,7 @@ import {
   type SessionView as StoredSession,
 } from "../../kv/identity/sessions.ts";
 import { recordAccountEvent } from "../http/account_events.ts";
-import { newOpenApiApp } from "../http/openapi.ts";
+import { jsonBody, newOpenApiApp, tagRoutes } from "../http/openapi.ts";
 import { requireSession } from "../http/session_auth.ts";
 import { clearSessionCookie } from "../http/session_cookie.ts";
 import {
@@ -32,14 +31,13 @@ import {
   json,
   KeyParams,
   SESSION_ERRORS,
+  sessionAnswers,
   SessionParams,
   SessionSchema,
   type SessionView,
 } from "./schemas/account.ts";
 import { z } from "@hono/zod-openapi";
 
-const SESSIONS = ["Sessions"];
-const APP_PASSWORDS = ["App passwords"];
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const sessionView = (s: StoredSession, currentId: string): SessionView => ({
@@ -64,91 +62,59 @@ const appPasswordView = (k: ApiKey): AppPassword => ({
   disabledAt: k.disabledAt,
 });
 
-const listSessionsRoute = createRoute({
-  method: "get",
-  path: "/sessions",
-  operationId: "listSessions",
-  tags: SESSIONS,
+const sessionRoute = tagRoutes("Sessions");
+const appPasswordRoute = tagRoutes("App passwords");
+
+const listSessionsRoute = sessionRoute("get", "/sessions", "listSessions", {
   summary: "Your signed-in sessions: browser, address, last seen; newest first",
-  responses: {
-    200: json(
-      z.object({ items: z.array(SessionSchema).describe("Newest first") }),
-      "Your live sessions",
-    ),
-    ...accountErrors(...SESSION_ERRORS),
-  },
+  responses: sessionAnswers(
+    z.object({ items: z.array(SessionSchema).describe("Newest first") }),
+    "Your live sessions",
+  ),
 });
 
-const revokeSessionRoute = createRoute({
-  method: "delete",
-  path: "/sessions/{id}",
-  operationId: "revokeSession",
-  tags: SESSIONS,
+const revokeSessionRoute = sessionRoute("delete", "/sessions/{id}", "revokeSession", {
   summary: "End one of your sessions (this one too: that is signing out)",
   request: { params: SessionParams },
-  responses: {
-    200: json(DoneSchema, "Ended on every process from its next request"),
-    ...accountErrors(...SESSION_ERRORS, "SESSION_001"),
-  },
+  responses: sessionAnswers(
+    DoneSchema,
+    "Ended on every process from its next request",
+    "SESSION_001",
+  ),
 });
 
-const revokeOthersRoute = createRoute({
-  method: "delete",
-  path: "/sessions",
-  operationId: "revokeOtherSessions",
-  tags: SESSIONS,
+const revokeOthersRoute = sessionRoute("delete", "/sessions", "revokeOtherSessions", {
   summary: "End all your sessions but this one",
-  responses: {
-    200: json(DoneSchema, "Ended; count says how many"),
-    ...accountErrors(...SESSION_ERRORS),
-  },
+  responses: sessionAnswers(DoneSchema, "Ended; count says how many"),
 });
 
-const listAppPasswordsRoute = createRoute({
-  method: "get",
-  path: "/app-passwords",
-  operationId: "listAppPasswords",
-  tags: APP_PASSWORDS,
+const listAppPasswordsRoute = appPasswordRoute("get", "/app-passwords", "listAppPasswords", {
   summary: "Your API keys: app passwords you made and keys an administrator issued for you",
-  responses: {
-    200: json(
-      z.object({ items: z.array(AppPasswordSchema).describe("Your keys, in key id order") }),
-      "Never the secrets",
-    ),
-    ...accountErrors(...SESSION_ERRORS),
-  },
+  responses: sessionAnswers(
+    z.object({ items: z.array(AppPasswordSchema).describe("Your keys, in key id order") }),
+    "Never the secrets",
+  ),
 });
 
-const createAppPasswordRoute = createRoute({
-  method: "post",
-  path: "/app-passwords",
-  operationId: "createAppPassword",
-  tags: APP_PASSWORDS,
+const createAppPasswordRoute = appPasswordRoute("post", "/app-passwords", "createAppPassword", {
   summary: "Make an app password (an API key of yours); it is shown this once",
-  request: {
-    body: {
-      required: true,
-      content: { "application/json": { schema: CreateAppPasswordBody } },
-    },
-  },
+  request: { body: jsonBody(CreateAppPasswordBody) },
   responses: {
     201: json(CreatedAppPasswordSchema, "The record and, this once, the app password"),
     ...accountErrors(...SESSION_ERRORS, ...BODY_ERRORS),
   },
 });
 
-const revokeAppPasswordRoute = createRoute({
-  method: "delete",
-  path: "/app-passwords/{keyId}",
-  operationId: "revokeAppPassword",
-  tags: APP_PASSWORDS,
-  summary: "Revoke one of your API keys for good",
-  request: { params: KeyParams },
-  responses: {
-    200: json(AppPasswordSchema, "The key as it is now"),
-    ...accountErrors(...SESSION_ERRORS, "KEY_001"),
+const revokeAppPasswordRoute = appPasswordRoute(
+  "delete",
+  "/app-passwords/{keyId}",
+  "revokeAppPassword",
+  {
+    summary: "Revoke one of your API keys for good",
+    request: { params: KeyParams },
+    responses: sessionAnswers(AppPasswordSchema, "The key as it is now", "KEY_001"),
   },
-});
+);
 
 export function credentialsApi(d: Deps) {
   const app = newOpenApiApp();

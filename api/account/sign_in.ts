@@ -5,144 +5,117 @@
  * (api/http/session_cookie.ts).
  */
 import type { Context } from "hono";
-import { createRoute } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { fail, isDriveError } from "../../kv/errors.ts";
 import { checkSignIn } from "../../kv/identity/sign_in.ts";
 import { changePassword } from "../../kv/identity/passwords.ts";
 import { acceptInvitation, describeInvitation } from "../../kv/identity/invitations.ts";
 import { endSession, type Session, startSession } from "../../kv/identity/sessions.ts";
-import { accountDisabledReason, type User } from "../../kv/identity/users.ts";
+import { accountDisabledReason, type User, userIdentity } from "../../kv/identity/users.ts";
 import { setActor } from "../../lib/request_facts.ts";
 import { recordAccountEvent } from "../http/account_events.ts";
 import { clientOf } from "../http/client_address.ts";
-import { newOpenApiApp } from "../http/openapi.ts";
+import { jsonBody, newOpenApiApp, tagRoutes } from "../http/openapi.ts";
 import { assertSameOrigin, requireSession, sessionLabel } from "../http/session_auth.ts";
 import { clearSessionCookie, sessionIdOf, setSessionCookie } from "../http/session_cookie.ts";
 import {
   AcceptInvitationBody,
-  accountErrors,
+  answers,
   BODY_ERRORS,
   ChangePasswordBody,
   DoneSchema,
   InvitationLookupBody,
   InvitationSchema,
-  json,
-  SESSION_ERRORS,
+  sessionAnswers,
   type SignedIn,
   SignedInSchema,
   SignInBody,
 } from "./schemas/account.ts";
 
-const TAG = ["Sign-in"];
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The answer of every route that signs in, and of GET /me. */
 export function signedInView(user: User, session: Session): SignedIn {
   return {
-    user: {
-      userSeq: user.userSeq,
-      tenantId: user.tenantId,
-      accountId: user.accountId,
-      email: user.email,
-      name: user.name,
-      roles: user.roles ?? [],
-    },
+    user: { ...userIdentity(user), roles: user.roles ?? [] },
     csrfToken: session.csrfToken,
     session: { id: session.id, expiresAt: iso(session.expiresAt) },
   };
 }
 
-const signInRoute = createRoute({
-  method: "post",
-  path: "/sign-in",
-  operationId: "signIn",
-  tags: TAG,
+const route = tagRoutes("Sign-in");
+
+const signInRoute = route("post", "/sign-in", "signIn", {
   summary: "Sign in with an account (accountId or e-mail) and a password; sets the session cookie",
   description: "Needs an Origin of the service. Wrong passwords are throttled per client and " +
     "account (429 with Retry-After); an unknown account answers exactly like a wrong password.",
   security: [],
-  request: { body: { required: true, content: { "application/json": { schema: SignInBody } } } },
-  responses: {
-    200: json(SignedInSchema, "Signed in: the session cookie is set"),
-    ...accountErrors("AUTH_007", "AUTH_008", "AUTH_006", "AUTH_010", "OIDC_009", ...BODY_ERRORS),
-  },
+  request: { body: jsonBody(SignInBody) },
+  responses: answers(
+    SignedInSchema,
+    "Signed in: the session cookie is set",
+    "AUTH_007",
+    "AUTH_008",
+    "AUTH_006",
+    "AUTH_010",
+    "OIDC_009",
+    ...BODY_ERRORS,
+  ),
 });
 
-const signOutRoute = createRoute({
-  method: "post",
-  path: "/sign-out",
-  operationId: "signOut",
-  tags: TAG,
+const signOutRoute = route("post", "/sign-out", "signOut", {
   summary: "Sign out: the session ends on every process, the cookie is cleared",
   // Also without a session: signing out of one that ended is done.
   security: [],
-  responses: {
-    200: json(DoneSchema, "Signed out (also when the session had ended already)"),
-    ...accountErrors("AUTH_006", "AUTH_010"),
-  },
+  responses: answers(
+    DoneSchema,
+    "Signed out (also when the session had ended already)",
+    "AUTH_006",
+    "AUTH_010",
+  ),
 });
 
-const meRoute = createRoute({
-  method: "get",
-  path: "/me",
-  operationId: "getMe",
-  tags: TAG,
+const meRoute = route("get", "/me", "getMe", {
   summary: "Who is signed in, and the session's CSRF token",
-  responses: {
-    200: json(SignedInSchema, "The signed-in user and session"),
-    ...accountErrors(...SESSION_ERRORS),
-  },
+  responses: sessionAnswers(SignedInSchema, "The signed-in user and session"),
 });
 
-const passwordRoute = createRoute({
-  method: "post",
-  path: "/password",
-  operationId: "changePassword",
-  tags: TAG,
+const passwordRoute = route("post", "/password", "changePassword", {
   summary: "Change your password with the current one; every other session ends",
   description: "This browser gets a new session (and CSRF token) in the answer.",
-  request: {
-    body: { required: true, content: { "application/json": { schema: ChangePasswordBody } } },
-  },
-  responses: {
-    200: json(SignedInSchema, "Changed; this browser's new session"),
-    ...accountErrors(...SESSION_ERRORS, "AUTH_012", "AUTH_013", ...BODY_ERRORS),
-  },
+  request: { body: jsonBody(ChangePasswordBody) },
+  responses: sessionAnswers(
+    SignedInSchema,
+    "Changed; this browser's new session",
+    "AUTH_012",
+    "AUTH_013",
+    ...BODY_ERRORS,
+  ),
 });
 
-const lookupRoute = createRoute({
-  method: "post",
-  path: "/invitations/lookup",
-  operationId: "lookupInvitation",
-  tags: TAG,
+const lookupRoute = route("post", "/invitations/lookup", "lookupInvitation", {
   summary: "What an invitation or reset link is for (the token stays out of URLs and logs)",
   security: [],
-  request: {
-    body: { required: true, content: { "application/json": { schema: InvitationLookupBody } } },
-  },
-  responses: {
-    200: json(InvitationSchema, "The link's account and kind"),
-    ...accountErrors("AUTH_014", ...BODY_ERRORS),
-  },
+  request: { body: jsonBody(InvitationLookupBody) },
+  responses: answers(InvitationSchema, "The link's account and kind", "AUTH_014", ...BODY_ERRORS),
 });
 
-const acceptRoute = createRoute({
-  method: "post",
-  path: "/invitations/accept",
-  operationId: "acceptInvitation",
-  tags: TAG,
+const acceptRoute = route("post", "/invitations/accept", "acceptInvitation", {
   summary: "Use an invitation or reset link: set the password and sign in",
   description: "The link works once. Every earlier session of the user ends. Needs an Origin " +
     "of the service.",
   security: [],
-  request: {
-    body: { required: true, content: { "application/json": { schema: AcceptInvitationBody } } },
-  },
-  responses: {
-    200: json(SignedInSchema, "Password set and signed in"),
-    ...accountErrors("AUTH_014", "AUTH_013", "AUTH_010", "AUTH_006", "OIDC_009", ...BODY_ERRORS),
-  },
+  request: { body: jsonBody(AcceptInvitationBody) },
+  responses: answers(
+    SignedInSchema,
+    "Password set and signed in",
+    "AUTH_014",
+    "AUTH_013",
+    "AUTH_010",
+    "AUTH_006",
+    "OIDC_009",
+    ...BODY_ERRORS,
+  ),
 });
 
 /** A browser signs in as `user`: the new session, its cookie, its activity entry. */

@@ -3,7 +3,6 @@
  * the console shows them with a copy button) and the admin role (administrators by name). Both
  * are also in the activity log as `account` events naming the user concerned.
  */
-import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import {
   createInvitation,
@@ -13,18 +12,24 @@ import {
 import { setUserAdmin } from "../../kv/identity/users.ts";
 import { actorOf } from "../../lib/request_facts.ts";
 import { recordAccountEvent } from "../http/account_events.ts";
-import { jsonBody, newOpenApiApp, seqParam } from "../http/openapi.ts";
-import { adminErrors, adminJson, adminRoute, BODY_ERRORS, operation } from "./schemas/common.ts";
+import { jsonBody, newOpenApiApp } from "../http/openapi.ts";
+import {
+  adminAnswers,
+  adminErrors,
+  adminJson,
+  adminRoute,
+  BODY_ERRORS,
+  operation,
+} from "./schemas/common.ts";
 import {
   type AdminRole,
   AdminRoleSchema,
   CreatedInvitationSchema,
   CreateInvitationBody,
 } from "./schemas/accounts.ts";
+import { ON_USER, UserParams } from "./schemas/identity.ts";
 
 const accountOp = operation("Sign-in");
-const UserParams = z.object({ userSeq: seqParam("userSeq").describe("The user's seq") });
-const ON_USER = { targets: { userSeq: "userSeq" } } as const;
 
 export function accountsAdminApi(d: Deps) {
   const app = newOpenApiApp();
@@ -79,10 +84,7 @@ export function accountsAdminApi(d: Deps) {
         ),
         {
           request: { params: UserParams },
-          responses: {
-            200: adminJson(AdminRoleSchema, "The user's role now"),
-            ...adminErrors("USER_001", "USER_006"),
-          },
+          responses: adminAnswers(AdminRoleSchema, "The user's role now", "USER_001", "USER_006"),
         },
       ),
       async (c) => {

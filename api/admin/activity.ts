@@ -8,7 +8,7 @@ import { listActivity } from "../../kv/events/activity.ts";
 import { EVENT_KINDS, type EventKind } from "../../kv/events/log.ts";
 import { pageSizeQuery } from "../http/cursor.ts";
 import { newOpenApiApp, optionalSeq, queryParam } from "../http/openapi.ts";
-import { adminErrors, adminJson, adminRoute, operation } from "./schemas/common.ts";
+import { adminAnswers, adminRoute, operation } from "./schemas/common.ts";
 import { ActivityPageSchema } from "./schemas/events.ts";
 
 const MAX_ACTIVITY_PAGE = 200;
@@ -67,13 +67,10 @@ export function activityAdminApi(d: Deps, actions: readonly string[]) {
   );
   const route = adminRoute("get", "/activity", name, {
     request: { query: activityQuery(actions) },
-    responses: {
-      200: adminJson(
-        ActivityPageSchema,
-        "A page of entries (a narrow filter may give a short page: follow nextCursor)",
-      ),
-      ...adminErrors(),
-    },
+    responses: adminAnswers(
+      ActivityPageSchema,
+      "A page of entries (a narrow filter may give a short page: follow nextCursor)",
+    ),
   });
   app.openapi(route, async (c) => {
     const q = c.req.valid("query");

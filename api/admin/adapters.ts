@@ -19,8 +19,7 @@ import { type ErrorCode, fail } from "../../kv/errors.ts";
 import { normalizeBaseUrl, ProviderHostClient } from "../../provider/host/client.ts";
 import { jsonBody, newOpenApiApp } from "../http/openapi.ts";
 import {
-  adminErrors,
-  adminJson,
+  adminAnswers,
   adminRoute,
   BODY_ERRORS,
   creationRoute,
@@ -70,10 +69,13 @@ const adapterAction = <P extends string, B extends z.ZodTypeAny, T extends z.Zod
 ) =>
   adminRoute("post", path, name, {
     request: { params: NameParams, body: jsonBody(body, false) },
-    responses: {
-      200: adminJson(answer.schema, answer.description),
-      ...adminErrors(...BODY_ERRORS, "ADAPTER_001", ...codes),
-    },
+    responses: adminAnswers(
+      answer.schema,
+      answer.description,
+      ...BODY_ERRORS,
+      "ADAPTER_001",
+      ...codes,
+    ),
   });
 
 export function adaptersAdminApi(d: Deps) {
@@ -108,13 +110,10 @@ export function adaptersAdminApi(d: Deps) {
       "/adapters",
       adapterOp("listAdapters", "List the storage provider adapters"),
       {
-        responses: {
-          200: adminJson(
-            z.object({ items: z.array(AdapterSchema).describe("The adapters") }),
-            "Every adapter",
-          ),
-          ...adminErrors(),
-        },
+        responses: adminAnswers(
+          z.object({ items: z.array(AdapterSchema).describe("The adapters") }),
+          "Every adapter",
+        ),
       },
     ),
     async (c) => c.json({ items: await listAdapters(d.kv) satisfies Adapter[] }, 200),

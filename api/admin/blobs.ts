@@ -7,7 +7,7 @@ import { DEFAULT_SWEEP_MIN_AGE_MS, sweepOrphanBlobs } from "../../kv/tree/blob_s
 import type { Deps } from "../../kv/deps.ts";
 import { jsonBody, newOpenApiApp } from "../http/openapi.ts";
 import { auditAdminAction } from "../http/admin_audit.ts";
-import { adminErrors, adminJson, adminRoute, BODY_ERRORS, operation } from "./schemas/common.ts";
+import { adminAnswers, adminRoute, BODY_ERRORS, operation } from "./schemas/common.ts";
 import { type BlobSweep, BlobSweepSchema, SweepBody } from "./schemas/storage.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -25,10 +25,11 @@ export function blobsAdminApi(d: Deps) {
       ),
       {
         request: { body: jsonBody(SweepBody, false) },
-        responses: {
-          200: adminJson(BlobSweepSchema, "What the sweep found and removed"),
-          ...adminErrors(...BODY_ERRORS),
-        },
+        responses: adminAnswers(
+          BlobSweepSchema,
+          "What the sweep found and removed",
+          ...BODY_ERRORS,
+        ),
       },
     ),
     async (c) => {

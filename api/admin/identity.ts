@@ -2,7 +2,6 @@
  * Admin API: tenants and users (with quota and usage), and disabling and enabling each (data
  * kept; keys, adapters and links stop working while disabled). API keys are in keys.ts.
  */
-import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import {
   createTenant,
@@ -19,12 +18,11 @@ import {
   updateUser,
   type User,
 } from "../../kv/identity/users.ts";
-import { jsonBody, newOpenApiApp, seqParam } from "../http/openapi.ts";
+import { jsonBody, newOpenApiApp } from "../http/openapi.ts";
 import { auditAdminAction } from "../http/admin_audit.ts";
 import { listTenantPage, listUserPage } from "../../kv/identity/admin_lists.ts";
 import {
-  adminErrors,
-  adminJson,
+  adminAnswers,
   adminPageQuery,
   adminRoute,
   BODY_ERRORS,
@@ -38,11 +36,15 @@ import {
 import {
   CreateTenantBody,
   CreateUserBody,
+  ON_TENANT,
+  ON_USER,
   PatchTenantBody,
   PatchUserBody,
   type Tenant,
+  TenantParams,
   TenantSchema,
   type User as UserView,
+  UserParams,
   UserSchema,
 } from "./schemas/identity.ts";
 
@@ -57,11 +59,6 @@ async function userView(d: Deps, { signedOutAt: _, ...user }: User): Promise<Use
 
 const tenantOp = operation("Tenants");
 const userOp = operation("Users");
-
-const TenantParams = z.object({ id: seqParam("id").describe("The tenant id") });
-const UserParams = z.object({ userSeq: seqParam("userSeq").describe("The user's seq") });
-const ON_TENANT = { targets: { id: "tenantId" } } as const;
-const ON_USER = { targets: { userSeq: "userSeq" } } as const;
 
 // ---------------------------------------------------------------- disable and enable
 
@@ -139,7 +136,7 @@ function tenantsAdminApi(d: Deps) {
       tenantOp("getTenant", "Read one tenant with its share policy"),
       {
         request: { params: TenantParams },
-        responses: { 200: adminJson(TenantSchema, "The tenant"), ...adminErrors("TENANT_001") },
+        responses: adminAnswers(TenantSchema, "The tenant", "TENANT_001"),
       },
     ),
     async (c) => c.json(await requireTenant(d.kv, c.req.valid("param").id) satisfies Tenant, 200),
@@ -155,10 +152,13 @@ function tenantsAdminApi(d: Deps) {
       ),
       {
         request: { params: TenantParams, body: jsonBody(PatchTenantBody) },
-        responses: {
-          200: adminJson(TenantSchema, "The tenant as it is now"),
-          ...adminErrors(...BODY_ERRORS, "TENANT_001", "TENANT_002"),
-        },
+        responses: adminAnswers(
+          TenantSchema,
+          "The tenant as it is now",
+          ...BODY_ERRORS,
+          "TENANT_001",
+          "TENANT_002",
+        ),
       },
     ),
     async (c) => {
@@ -222,7 +222,7 @@ function usersAdminApi(d: Deps) {
   app.openapi(
     adminRoute("get", "/users/{userSeq}", userOp("getUser", "Read one user with quota and usage"), {
       request: { params: UserParams },
-      responses: { 200: adminJson(UserSchema, "The user"), ...adminErrors("USER_001") },
+      responses: adminAnswers(UserSchema, "The user", "USER_001"),
     }),
     async (c) => {
       return c.json(await userView(d, await requireUser(d.kv, c.req.valid("param").userSeq)), 200);
@@ -239,10 +239,13 @@ function usersAdminApi(d: Deps) {
       }),
       {
         request: { params: UserParams, body: jsonBody(PatchUserBody) },
-        responses: {
-          200: adminJson(UserSchema, "The user as it is now"),
-          ...adminErrors(...BODY_ERRORS, "USER_001", "USER_003"),
-        },
+        responses: adminAnswers(
+          UserSchema,
+          "The user as it is now",
+          ...BODY_ERRORS,
+          "USER_001",
+          "USER_003",
+        ),
       },
     ),
     async (c) => {

@@ -10,7 +10,8 @@ import type { Deps } from "../../kv/deps.ts";
 import { deleteTenant, deleteUser } from "../../kv/lifecycle/delete_account.ts";
 import { transferDrive } from "../../kv/lifecycle/transfer.ts";
 import { jsonBody, newOpenApiApp, seqParam } from "../http/openapi.ts";
-import { adminErrors, adminJson, adminRoute, BODY_ERRORS, operation } from "./schemas/common.ts";
+import { adminAnswers, adminRoute, BODY_ERRORS, operation } from "./schemas/common.ts";
+import { ON_TENANT, ON_USER, UserParams } from "./schemas/identity.ts";
 
 const userOp = operation("Users");
 const tenantOp = operation("Tenants");
@@ -21,8 +22,6 @@ import {
   TransferBody,
   UserDeletionSchema,
 } from "./schemas/lifecycle.ts";
-
-const userSeqPath = z.object({ userSeq: seqParam("userSeq").describe("The user's seq") });
 
 /**
  * Declares and serves DELETE `path`, a deletion that `?confirm=` names again: `remove` deletes
@@ -44,10 +43,7 @@ function serveConfirmedDelete<P extends z.ZodObject, T extends z.ZodTypeAny>(
   const declared = adminRoute("delete", path, name, {
     ...(description ? { description } : {}),
     request: { params, query: ConfirmQuery },
-    responses: {
-      200: adminJson(deleted, "What was deleted"),
-      ...adminErrors("ADMIN_002", ...codes),
-    },
+    responses: adminAnswers(deleted, "What was deleted", "ADMIN_002", ...codes),
   });
   app.openapi(declared, async (c) => {
     const { confirm } = c.req.valid("query" as never) as z.infer<typeof ConfirmQuery>;
@@ -62,11 +58,11 @@ export function lifecycleAdminApi(d: Deps) {
     name: userOp(
       "deleteUser",
       "Delete a user for good: their files, versions, trash, shares, links, pins and keys",
-      { action: "user_deleted", targets: { userSeq: "userSeq" } },
+      { action: "user_deleted", ...ON_USER },
     ),
     description:
       "Frees every stored byte of theirs. Repeat the call to finish one a crash cut short.",
-    params: userSeqPath,
+    params: UserParams,
     deleted: UserDeletionSchema,
     codes: ["USER_001", "USER_005"],
   }, ({ userSeq }, confirm) => deleteUser(d, userSeq, confirm));
@@ -75,7 +71,7 @@ export function lifecycleAdminApi(d: Deps) {
     name: tenantOp(
       "deleteTenant",
       "Delete a tenant for good, with every user in it (each deleted as DELETE /users does)",
-      { action: "tenant_deleted", targets: { id: "tenantId" } },
+      { action: "tenant_deleted", ...ON_TENANT },
     ),
     params: z.object({ id: seqParam("id").describe("The tenant's id") }),
     deleted: TenantDeletionSchema,
@@ -88,17 +84,21 @@ export function lifecycleAdminApi(d: Deps) {
       userOp(
         "transferDrive",
         "Move a user's whole drive into a new folder of another user of the same tenant",
-        { action: "drive_transferred", targets: { userSeq: "userSeq" } },
+        { action: "drive_transferred", ...ON_USER },
       ),
       {
         description:
           "The folder is named after the old user; usage moves with the bytes, exactly. " +
           "The old user's shares are removed and the old user is kept (empty).",
-        request: { params: userSeqPath, body: jsonBody(TransferBody) },
-        responses: {
-          200: adminJson(DriveTransferSchema, "What was moved, and where"),
-          ...adminErrors(...BODY_ERRORS, "USER_001", "USER_004", "USER_005"),
-        },
+        request: { params: UserParams, body: jsonBody(TransferBody) },
+        responses: adminAnswers(
+          DriveTransferSchema,
+          "What was moved, and where",
+          ...BODY_ERRORS,
+          "USER_001",
+          "USER_004",
+          "USER_005",
+        ),
       },
     ),
     async (c) => {

@@ -16,7 +16,7 @@ import {
 } from "../../kv/tree/locks.ts";
 import { getResource, toIso } from "../../kv/tree/resources.ts";
 import { jsonBody, newOpenApiApp, queryParam, seqParam } from "../http/openapi.ts";
-import { adminErrors, adminJson, adminRoute, operation } from "./schemas/common.ts";
+import { adminAnswers, adminRoute, operation } from "./schemas/common.ts";
 import {
   type DocumentLock,
   DocumentLockSchema,
@@ -82,13 +82,10 @@ export function locksAdminApi(d: Deps) {
         "List every live document lock (editor leases, storage provider and WebDAV locks)",
       ),
       {
-        responses: {
-          200: adminJson(
-            z.object({ items: z.array(DocumentLockSchema).describe("The locks") }),
-            "The live locks",
-          ),
-          ...adminErrors(),
-        },
+        responses: adminAnswers(
+          z.object({ items: z.array(DocumentLockSchema).describe("The locks") }),
+          "The live locks",
+        ),
       },
     ),
     async (c) => {
@@ -107,13 +104,10 @@ export function locksAdminApi(d: Deps) {
       ),
       {
         request: { query: ReleasesQuery },
-        responses: {
-          200: adminJson(
-            z.object({ items: z.array(LockReleaseSchema).describe("The releases") }),
-            "The releases",
-          ),
-          ...adminErrors(),
-        },
+        responses: adminAnswers(
+          z.object({ items: z.array(LockReleaseSchema).describe("The releases") }),
+          "The releases",
+        ),
       },
     ),
     async (c) => {
@@ -137,10 +131,13 @@ export function locksAdminApi(d: Deps) {
           }),
           body: jsonBody(ReleaseLockBody, false),
         },
-        responses: {
-          200: adminJson(LockReleaseSchema, "The release, with the lock it ended"),
-          ...adminErrors("LOCK_001", "REQUEST_003", "REQUEST_005"),
-        },
+        responses: adminAnswers(
+          LockReleaseSchema,
+          "The release, with the lock it ended",
+          "LOCK_001",
+          "REQUEST_003",
+          "REQUEST_005",
+        ),
       },
     ),
     async (c) => {

@@ -2,7 +2,6 @@
  * Admin API of single sign-on per tenant (docs/authentication.md): read, set and remove a
  * tenant's OpenID Connect settings. The client secret goes in, sealed, and never comes out.
  */
-import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import {
@@ -13,20 +12,12 @@ import {
   setOidcSettings,
 } from "../../kv/identity/oidc.ts";
 import { issuerProblem } from "../../kv/identity/oidc_flow.ts";
-import { jsonBody, newOpenApiApp, seqParam } from "../http/openapi.ts";
-import {
-  adminErrors,
-  adminJson,
-  adminRoute,
-  BODY_ERRORS,
-  operation,
-  serveDelete,
-} from "./schemas/common.ts";
+import { jsonBody, newOpenApiApp } from "../http/openapi.ts";
+import { adminAnswers, adminRoute, BODY_ERRORS, operation, serveDelete } from "./schemas/common.ts";
+import { ON_TENANT, TenantParams } from "./schemas/identity.ts";
 import { type OidcSettingsAnswer, OidcSettingsBody, OidcSettingsSchema } from "./schemas/oidc.ts";
 
 const ssoOp = operation("Single sign-on");
-const TenantParams = z.object({ id: seqParam("id").describe("The tenant id") });
-const ON_TENANT = { targets: { id: "tenantId" } } as const;
 
 export function oidcAdminApi(d: Deps) {
   const app = newOpenApiApp();
@@ -42,10 +33,7 @@ export function oidcAdminApi(d: Deps) {
       ssoOp("getTenantOidc", "Read a tenant's single sign-on settings (never the secret)"),
       {
         request: { params: TenantParams },
-        responses: {
-          200: adminJson(OidcSettingsSchema, "The settings"),
-          ...adminErrors("OIDC_001"),
-        },
+        responses: adminAnswers(OidcSettingsSchema, "The settings", "OIDC_001"),
       },
     ),
     async (c) => c.json(answer(await requireOidcSettings(d.kv, c.req.valid("param").id)), 200),
@@ -62,10 +50,13 @@ export function oidcAdminApi(d: Deps) {
       ),
       {
         request: { params: TenantParams, body: jsonBody(OidcSettingsBody) },
-        responses: {
-          200: adminJson(OidcSettingsSchema, "The settings as stored"),
-          ...adminErrors(...BODY_ERRORS, "TENANT_001", "OIDC_002"),
-        },
+        responses: adminAnswers(
+          OidcSettingsSchema,
+          "The settings as stored",
+          ...BODY_ERRORS,
+          "TENANT_001",
+          "OIDC_002",
+        ),
       },
     ),
     async (c) => {

@@ -26,6 +26,7 @@ import { attemptsOf, MAX_KEPT_ATTEMPTS } from "../../kv/events/webhook_attempts.
 import { pageSizeQuery } from "../http/cursor.ts";
 import { newOpenApiApp, queryParam } from "../http/openapi.ts";
 import {
+  adminAnswers,
   adminErrors,
   adminJson,
   adminRoute,
@@ -122,10 +123,7 @@ export function webhooksAdminApi(d: Deps) {
       "/webhooks",
       hookOp("listWebhooks", "List every webhook with its state (disabled ones say why)"),
       {
-        responses: {
-          200: adminJson(WebhookListSchema, "Every webhook, oldest first"),
-          ...adminErrors(),
-        },
+        responses: adminAnswers(WebhookListSchema, "Every webhook, oldest first"),
       },
     ),
     async (c) => {
@@ -135,7 +133,7 @@ export function webhooksAdminApi(d: Deps) {
   app.openapi(
     adminRoute("get", "/webhooks/{id}", hookOp("getWebhook", "Read one webhook"), {
       request: { params: WebhookParams },
-      responses: { 200: adminJson(WebhookSchema, "The webhook"), ...adminErrors("WEBHOOK_001") },
+      responses: adminAnswers(WebhookSchema, "The webhook", "WEBHOOK_001"),
     }),
     async (c) => {
       return c.json(webhookView(await requireWebhook(d.kv, c.req.valid("param").id)), 200);
@@ -198,10 +196,7 @@ export function webhooksAdminApi(d: Deps) {
       ),
       {
         request: { params: WebhookParams, query: DeliveriesQuery },
-        responses: {
-          200: adminJson(WebhookDeliveryPageSchema, "A page of deliveries"),
-          ...adminErrors("WEBHOOK_001"),
-        },
+        responses: adminAnswers(WebhookDeliveryPageSchema, "A page of deliveries", "WEBHOOK_001"),
       },
     ),
     async (c) => {
@@ -220,10 +215,12 @@ export function webhooksAdminApi(d: Deps) {
       ),
       {
         request: { params: DeliveryParams },
-        responses: {
-          200: adminJson(WebhookDeliverySchema, "The delivery"),
-          ...adminErrors("WEBHOOK_001", "WEBHOOK_002"),
-        },
+        responses: adminAnswers(
+          WebhookDeliverySchema,
+          "The delivery",
+          "WEBHOOK_001",
+          "WEBHOOK_002",
+        ),
       },
     ),
     async (c) => {

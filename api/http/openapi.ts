@@ -135,6 +135,24 @@ export function errorResponsesWith<S extends z.ZodTypeAny>(schema: S, codes: Err
   return out;
 }
 
+/** A JSON answer without the drive API's envelope (the admin and account APIs): `schema`. */
+export const plainJson = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+/**
+ * The answers of a route of an API without the envelope, whose errors `errors` declares:
+ * `schema` as JSON (200, `description`), or one of the errors `codes` name.
+ */
+export const plainAnswersWith = <S extends z.ZodTypeAny>(
+  errors: (...codes: ErrorCode[]) => ReturnType<typeof errorResponsesWith<S>>,
+) =>
+<T extends z.ZodTypeAny>(schema: T, description: string, ...codes: ErrorCode[]) => ({
+  200: plainJson(schema, description),
+  ...errors(...codes),
+});
+
 /**
  * Error response entries of a drive API route. Every route adds the authentication and
  * validation codes, and REQUEST_002: any request may carry a body, and one over the limit is

@@ -8,7 +8,7 @@ import { eventLogKey, eventPendingKey } from "../keys.ts";
 import { appendEvent, type DriveEvent } from "./log.ts";
 import { comparePositions, positionOfKey } from "./positions.ts";
 import { LEASE_MS, purgeExpiredEvents, readFloor, sequenceOnce } from "./sequencer.ts";
-import { withMemoryKv } from "../testing.ts";
+import { withClock, withMemoryKv } from "../testing.ts";
 
 const opts = (holder: string) => ({ holder, retentionDays: 30, afterSequenced: [] });
 
@@ -61,13 +61,10 @@ Deno.test("only the lease holder moves events; a lapsed lease is taken over", ()
     assert.equal(await sequenceOnce(kv, opts("b")), null);
     assert.equal((await logged(kv)).length, 1);
     // "a" stops renewing; once its lease lapses, "b" takes over.
-    const realNow = Date.now;
-    Date.now = () => realNow() + LEASE_MS + 1;
-    try {
+    await withClock(async (clock) => {
+      clock.now += LEASE_MS + 1;
       assert.equal(await sequenceOnce(kv, opts("b")), 1);
-    } finally {
-      Date.now = realNow;
-    }
+    });
     assert.deepEqual((await logged(kv)).map((e) => e.rs), [1, 2]);
   }));
 

@@ -4,24 +4,13 @@
  * replaced id at sign-in). The clock is Date.now, stubbed per test.
  */
 import assert from "node:assert/strict";
-import { domainTest, newUser } from "../testing.ts";
+import { domainTest, newUser, withClock } from "../testing.ts";
 import { endSession, listSessions, startSession, verifySession } from "./sessions.ts";
 import { setPassword } from "./passwords.ts";
 import { getUser, setUserDisabled } from "./users.ts";
 
 const MINUTE = 60_000;
 const info = { userAgent: "test", address: "127.0.0.1", via: "password" as const };
-
-async function withClock(fn: (clock: { now: number }) => Promise<void>): Promise<void> {
-  const real = Date.now;
-  const clock = { now: real() };
-  Date.now = () => clock.now;
-  try {
-    await fn(clock);
-  } finally {
-    Date.now = real;
-  }
-}
 
 domainTest(
   "sessions: the idle timeout, kept off by requests, and the absolute lifetime",

@@ -8,23 +8,12 @@
 import assert from "node:assert/strict";
 import type { Deps } from "../deps.ts";
 import { guessRateKey } from "../keys.ts";
-import { domainTest, newUser } from "../testing.ts";
+import { domainTest, newUser, withClock } from "../testing.ts";
 import { BUSY_FIRST_DELAY_MS, CEILING_PER_MINUTE, FREE_WRONG_PASSWORDS } from "./guess_throttle.ts";
 import { setPassword } from "./passwords.ts";
 import { checkSignIn } from "./sign_in.ts";
 
 const PASSWORD = "violet-harbour-tandem-42";
-
-async function withClock(fn: (clock: { now: number }) => Promise<void>): Promise<void> {
-  const real = Date.now;
-  const clock = { now: real() };
-  Date.now = () => clock.now;
-  try {
-    await fn(clock);
-  } finally {
-    Date.now = real;
-  }
-}
 
 /** "ok", "wrong", or the seconds to wait. */
 async function attempt(d: Deps, login: string, password: string, client: string) {

@@ -44,6 +44,17 @@ export type Role = "admin";
 /** Who a request acts as, as the domain sees it: a user and the tenant they belong to. */
 export type Caller = Pick<User, "userSeq" | "tenantId">;
 
+/** Who a user is, as an answer or an export names them: no quota, state or secrets. */
+export type UserIdentity = Pick<User, "userSeq" | "tenantId" | "accountId" | "email" | "name">;
+
+export const userIdentity = (u: User): UserIdentity => ({
+  userSeq: u.userSeq,
+  tenantId: u.tenantId,
+  accountId: u.accountId,
+  email: u.email,
+  name: u.name,
+});
+
 export async function createUser(
   kv: Deno.Kv,
   input: Omit<User, "userSeq" | "createdAt" | "disabledAt">,

@@ -7,7 +7,7 @@
  */
 import { downloadZip } from "client-zip";
 import type { Deps } from "../deps.ts";
-import { requireUser } from "../identity/users.ts";
+import { requireUser, type UserIdentity, userIdentity } from "../identity/users.ts";
 import { iterateChildren } from "../tree/listing.ts";
 import { MAX_DEPTH, type Resource, toIso } from "../tree/resources.ts";
 
@@ -28,7 +28,7 @@ interface ExportManifest {
   format: "drive-user-export";
   formatVersion: 1;
   exportedAt: string;
-  user: { userSeq: number; tenantId: number; accountId: string; email: string; name: string };
+  user: UserIdentity;
   files: number;
   folders: number;
   bytes: number;
@@ -64,13 +64,7 @@ export async function exportUserZip(
     format: "drive-user-export",
     formatVersion: 1,
     exportedAt: new Date().toISOString(),
-    user: {
-      userSeq: user.userSeq,
-      tenantId: user.tenantId,
-      accountId: user.accountId,
-      email: user.email,
-      name: user.name,
-    },
+    user: userIdentity(user),
     files: 0,
     folders: 0,
     bytes: 0,

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { Deps } from "../deps.ts";
 import { guessRateKey } from "../keys.ts";
-import { assertFails, domainTest, newFolder, newShare, newUser } from "../testing.ts";
+import { assertFails, domainTest, newFolder, newShare, newUser, withClock } from "../testing.ts";
 import { shareFlags } from "../../tests/helpers/api.ts";
 import { grantLinkAccess, passwordRetryAfter } from "./share_links.ts";
 import {
@@ -29,18 +29,6 @@ async function passwordLink(d: Deps): Promise<Share> {
     ...shareFlags(),
     password: PASSWORD,
   });
-}
-
-/** Runs `fn` with Date.now returning `clock.now`, which the test moves. */
-async function withClock(fn: (clock: { now: number }) => Promise<void>): Promise<void> {
-  const real = Date.now;
-  const clock = { now: real() };
-  Date.now = () => clock.now;
-  try {
-    await fn(clock);
-  } finally {
-    Date.now = real;
-  }
 }
 
 /** One password try by `client`: "granted", "wrong" (LINK_001) or the seconds to wait. */

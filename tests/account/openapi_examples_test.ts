@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { withServer } from "../helpers/server.ts";
+import { composeExample, deref } from "../helpers/openapi_examples.ts";
 import { ACCOUNT, Browser, invite, setPasswordByInvitation } from "../helpers/browser_session.ts";
 import { EXAMPLE_PASSWORD } from "../../api/account/schemas/account.ts";
 
@@ -41,23 +42,6 @@ const MINTED: Record<string, (w: World) => string> = {
   keyId: (w) => w.keyId!,
   token: (w) => w.resetToken!,
 };
-
-const deref = (doc: Json, node: Json): Json =>
-  typeof node?.$ref === "string" ? doc.components.schemas[node.$ref.split("/").pop()] : node;
-
-function composeExample(doc: Json, raw: Json): Json {
-  const schema = deref(doc, raw);
-  if (schema?.example !== undefined) return schema.example;
-  if (schema?.properties) {
-    const out: Record<string, Json> = {};
-    for (const [name, property] of Object.entries(schema.properties)) {
-      const value = composeExample(doc, property);
-      if (value !== undefined) out[name] = value;
-    }
-    return out;
-  }
-  return undefined;
-}
 
 Deno.test("every example of the account API works as documented", async () => {
   await withServer(async (server) => {

@@ -1,7 +1,7 @@
 /**
  * The browser build is committed (static/build/), so `deno task start` serves a current
  * console on a fresh clone with no build step. These tests fail when that build is stale, and
- * check how api/static.ts serves the shells and assets.
+ * check how api/public/static.ts serves the shells and assets.
  */
 import assert from "node:assert/strict";
 import { build, BUILD_DIR, type BuildManifest, BUNDLES, STYLESHEETS } from "../../ui/build.ts";
@@ -39,11 +39,18 @@ Deno.test("building again reproduces the committed files byte for byte", async (
 });
 
 Deno.test("the shells and the build reference no other origin", async () => {
-  const texts = [
-    await Deno.readTextFile(new URL("../../static/admin.html", import.meta.url)),
-    await Deno.readTextFile(new URL("../../static/share.html", import.meta.url)),
-    await Deno.readTextFile(new URL("styles.css", BUILD_DIR)),
-  ];
+  const shells = await withServer((server) =>
+    Promise.all(
+      ["/", "/admin", "/s/some-token", "/start"].map(async (path) => {
+        const res = await fetch(`${server.url}${path}`);
+        assert.equal(res.status, 200, path);
+        const html = await res.text();
+        assert.match(html, /<meta name="referrer" content="no-referrer">/, path);
+        return html;
+      }),
+    )
+  );
+  const texts = [...shells, await Deno.readTextFile(new URL("styles.css", BUILD_DIR))];
   for (const text of texts) {
     assert.doesNotMatch(text, /(src|href)\s*=\s*["']?(https?:)?\/\//i);
     assert.doesNotMatch(text, /url\(\s*["']?(https?:)?\/\//i);

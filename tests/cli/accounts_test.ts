@@ -4,17 +4,11 @@
  * prints a link that sets a password; an unknown user is exit 4.
  */
 import assert from "node:assert/strict";
-import { startTestServer } from "../helpers/server.ts";
 import { Browser, GOOD_PASSWORD, tokenOf } from "../helpers/browser_session.ts";
-import { expectCli, freshEnv } from "./run.ts";
+import { expectCli, withCliServer } from "./run.ts";
 
 Deno.test("CLI: users invite, grant-admin and remove-admin", async () => {
-  const env = await freshEnv();
-  const server = await startTestServer({
-    kvPath: env.DRIVE_KV,
-    env: { DRIVE_DATA_DIR: env.DRIVE_DATA_DIR },
-  });
-  try {
+  await withCliServer(async (env, server) => {
     const { id } = await server.admin.createTenant("Acme");
     const ada = await server.admin.createUser(id, "ada");
     const cliEnv = { ...env, DRIVE_PUBLIC_URL: server.url };
@@ -35,8 +29,5 @@ Deno.test("CLI: users invite, grant-admin and remove-admin", async () => {
     await expectCli(cliEnv, 0, "users", "remove-admin", String(ada.userSeq));
     assert.equal((await b.call("GET", "/admin/api/users")).status, 403);
     await expectCli(cliEnv, 4, "users", "grant-admin", "nobody");
-  } finally {
-    await server.close();
-    await Deno.remove(env.DRIVE_DATA_DIR, { recursive: true }).catch(() => {});
-  }
+  });
 });

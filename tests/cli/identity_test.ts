@@ -9,22 +9,7 @@ import assert from "node:assert/strict";
 import { ApiUser, shareFlags } from "../helpers/api.ts";
 import { AdminClient } from "../helpers/admin.ts";
 import { startMain } from "../helpers/process.ts";
-import { startTestServer } from "../helpers/server.ts";
-import { type CliEnv, expectCli, freshEnv, runCli } from "./run.ts";
-
-async function withCliServer(fn: (env: CliEnv, url: string, admin: AdminClient) => Promise<void>) {
-  const env = await freshEnv();
-  const server = await startTestServer({
-    kvPath: env.DRIVE_KV,
-    env: { DRIVE_DATA_DIR: env.DRIVE_DATA_DIR },
-  });
-  try {
-    await fn(env, server.url, server.admin);
-  } finally {
-    await server.close();
-    await Deno.remove(env.DRIVE_DATA_DIR, { recursive: true }).catch(() => {});
-  }
-}
+import { expectCli, freshEnv, runCli, withCliServer } from "./run.ts";
 
 const publicLink = (url: string, token: string) =>
   fetch(`${url}/public/v1/links/${token}`).then(async (r) => ({
@@ -33,7 +18,7 @@ const publicLink = (url: string, token: string) =>
   }));
 
 Deno.test("CLI identities: create and list; disabling a key, user or tenant stops its keys and links until enabled", async () => {
-  await withCliServer(async (env, url, admin) => {
+  await withCliServer(async (env, { url, admin }) => {
     const tenant = (await expectCli(env, 0, "tenants", "create", "--name", "Acme", "--json"))
       .json();
     const user = (await expectCli(
@@ -119,7 +104,7 @@ Deno.test("CLI identities: create and list; disabling a key, user or tenant stop
 });
 
 Deno.test("admin API: disable and enable tenants, users and keys; unknown ids and bad paths", async () => {
-  await withCliServer(async (_env, url, admin) => {
+  await withCliServer(async (_env, { url, admin }) => {
     const tenant = await admin.createTenant("Beta");
     const user = await admin.createUser(tenant.id, "dave");
     const apiKey = await admin.createKey(user.userSeq);

@@ -5,16 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { newApiUser } from "../helpers/api.ts";
-import { startTestServer } from "../helpers/server.ts";
-import { expectCli, freshEnv } from "./run.ts";
+import { expectCli, withCliServer } from "./run.ts";
 
 Deno.test("CLI lifecycle: transfer a drive, delete a user and a tenant, run retention", async () => {
-  const env = await freshEnv();
-  const server = await startTestServer({
-    kvPath: env.DRIVE_KV,
-    env: { DRIVE_DATA_DIR: env.DRIVE_DATA_DIR },
-  });
-  try {
+  await withCliServer(async (env, server) => {
     const tenant = await server.admin.createTenant("Acme");
     const ana = await newApiUser(server, "ana", { tenantId: tenant.id });
     const ben = await newApiUser(server, "ben", { tenantId: tenant.id });
@@ -60,8 +54,5 @@ Deno.test("CLI lifecycle: transfer a drive, delete a user and a tenant, run rete
     )).json();
     assert.deepEqual(gone.users.map((u: { userSeq: number }) => u.userSeq), [ben.userSeq]);
     assert.equal((await server.admin.call("GET", `/tenants/${tenant.id}`)).status, 404);
-  } finally {
-    await server.close();
-    await Deno.remove(env.DRIVE_DATA_DIR, { recursive: true }).catch(() => {});
-  }
+  });
 });

@@ -6,27 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { newApiUser } from "../helpers/api.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { readZip } from "../helpers/zip_reader.ts";
 import { listVersions } from "../../kv/tree/content_versions.ts";
 import { nameIndexKey } from "../../kv/tree/resources.ts";
 import { resourceNameKey, usageKey, versionKey } from "../../kv/keys.ts";
 import { sha256Hex } from "../../lib/secrets.ts";
-import { type CliEnv, expectCli, freshEnv } from "./run.ts";
-
-async function withCliServer(fn: (env: CliEnv, server: TestServer) => Promise<void>) {
-  const env = await freshEnv();
-  const server = await startTestServer({
-    kvPath: env.DRIVE_KV,
-    env: { DRIVE_DATA_DIR: env.DRIVE_DATA_DIR },
-  });
-  try {
-    await fn(env, server);
-  } finally {
-    await server.close();
-    await Deno.remove(env.DRIVE_DATA_DIR, { recursive: true }).catch(() => {});
-  }
-}
+import { expectCli, freshEnv, withCliServer } from "./run.ts";
 
 const kinds = (report: { problems: { kind: string }[] }) =>
   report.problems.map((p) => p.kind).sort();

@@ -2,6 +2,8 @@
  * Runs the admin CLI as its own process (`deno run -A cli/main.ts ...`, what `deno task admin`
  * runs) against the KV and data directory a test names, and captures what it printed.
  */
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
 export const CLI_MAIN = new URL("../../cli/main.ts", import.meta.url).pathname;
 
 export interface CliRun {
@@ -60,4 +62,24 @@ export async function expectCli(env: CliEnv, code: number, ...args: string[]): P
     );
   }
   return run;
+}
+
+/**
+ * Runs `fn` with a server serving the KV file and data directory of a fresh CLI environment (the
+ * CLI then works on the data the server serves); both are removed afterwards.
+ */
+export async function withCliServer(
+  fn: (env: CliEnv, server: TestServer) => Promise<void>,
+): Promise<void> {
+  const env = await freshEnv();
+  const server = await startTestServer({
+    kvPath: env.DRIVE_KV,
+    env: { DRIVE_DATA_DIR: env.DRIVE_DATA_DIR },
+  });
+  try {
+    await fn(env, server);
+  } finally {
+    await server.close();
+    await Deno.remove(env.DRIVE_DATA_DIR, { recursive: true }).catch(() => {});
+  }
 }

@@ -17,6 +17,7 @@
  */
 import assert from "node:assert/strict";
 import { withServer } from "../helpers/server.ts";
+import { composeExample, deref } from "../helpers/openapi_examples.ts";
 import { type ApiUser, shareFlags } from "../helpers/api.ts";
 import { newTeam } from "../helpers/team.ts";
 
@@ -133,34 +134,6 @@ async function buildWorld(server: Parameters<Parameters<typeof withServer>[0]>[0
   assert.deepEqual([open.shareSeq, locked.shareSeq], [3, 4]);
   const tokenOf = (share: Json) => String(share.linkUrl).split("/").pop()!;
   return { alice, openLink: tokenOf(open), lockedLink: tokenOf(locked), cursor };
-}
-
-const deref = (doc: Json, node: Json): Json =>
-  typeof node?.$ref === "string" ? doc.components.schemas[node.$ref.split("/").pop()] : node;
-
-/** The example a viewer shows for `schema`: its own, else one made of its properties'. */
-function composeExample(doc: Json, raw: Json): Json {
-  const schema = deref(doc, raw);
-  if (schema?.example !== undefined) return schema.example;
-  for (const key of ["allOf", "anyOf", "oneOf"] as const) {
-    if (!Array.isArray(schema?.[key])) continue;
-    const parts = schema[key].map((s: Json) => composeExample(doc, s));
-    if (key !== "allOf") return parts.find((p: Json) => p !== undefined);
-    return Object.assign({}, ...parts.filter((p: Json) => typeof p === "object"));
-  }
-  if (schema?.properties) {
-    const out: Record<string, Json> = {};
-    for (const [name, property] of Object.entries(schema.properties)) {
-      const value = composeExample(doc, property);
-      if (value !== undefined) out[name] = value;
-    }
-    return out;
-  }
-  if (schema?.type === "array" && schema.items) {
-    const item = composeExample(doc, schema.items);
-    return item === undefined ? undefined : [item];
-  }
-  return undefined;
 }
 
 /** The request "try it" sends for one operation. */

@@ -105,7 +105,7 @@ const ASSETS = [
   "build/manifest.json",
   "build/admin.js",
   "build/styles.css",
-  "admin.html",
+  "build/app.js",
   "templates/en-US/blank.docx",
   "templates/ko-KR/blank.txt",
   "../deno.json",

@@ -8,7 +8,8 @@ import { signal, useSignal } from "@preact/signals";
 import { render } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { formatBytes, formatDate, isPast } from "../shared/format.ts";
-import { Form, SubmitButton, TextField } from "../shared/fields.tsx";
+import { Form, SubmitButton } from "../shared/fields.tsx";
+import { CurrentPasswordField } from "../shared/sign_in_fields.tsx";
 import { errorsOf, useForm } from "../shared/form.ts";
 import {
   type FolderListing,
@@ -134,15 +135,7 @@ function PasswordPrompt({ info }: { info: LinkInfo }) {
           );
         }}
       >
-        <TextField
-          form={form}
-          name="password"
-          label="Password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={password}
-        />
+        <CurrentPasswordField form={form} value={password} />
         <div class="actions">
           {waitSeconds > 0
             ? (

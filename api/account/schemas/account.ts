@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { ErrorCode } from "../../../kv/errors.ts";
-import { errorResponsesWith } from "../../http/openapi.ts";
+import { errorResponsesWith, plainAnswersWith, plainJson } from "../../http/openapi.ts";
 import { INVITATION_KINDS } from "../../../kv/identity/invitations.ts";
 
 export const ErrorSchema = z.object({
@@ -25,10 +25,18 @@ export const SESSION_ERRORS = ["AUTH_009", "AUTH_006", "AUTH_010"] as const;
 /** Errors of a route with a JSON body. */
 export const BODY_ERRORS = ["REQUEST_003", "REQUEST_005"] as const;
 
-export const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
+/** A JSON answer of an account route: `schema`, described. */
+export const json = plainJson;
+
+/** A route's answers: `schema` as JSON (200, `description`), or one of the errors `codes` name. */
+export const answers = plainAnswersWith(accountErrors);
+
+/** The answers of a route that needs a session (SESSION_ERRORS and `codes`). */
+export const sessionAnswers = <T extends z.ZodTypeAny>(
+  schema: T,
+  description: string,
+  ...codes: ErrorCode[]
+) => answers(schema, description, ...SESSION_ERRORS, ...codes);
 
 /** The password the examples' user has (long and uncommon enough for the policy). */
 export const EXAMPLE_PASSWORD = "violet-harbour-tandem-42";

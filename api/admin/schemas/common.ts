@@ -5,7 +5,13 @@
 import { createRoute, type OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import { audit, type AuditMeta } from "../../http/admin_audit.ts";
 import type { ErrorCode } from "../../../kv/errors.ts";
-import { errorResponsesWith, jsonBody, queryParam } from "../../http/openapi.ts";
+import {
+  errorResponsesWith,
+  jsonBody,
+  plainAnswersWith,
+  plainJson,
+  queryParam,
+} from "../../http/openapi.ts";
 import { type PageRead, searchedPage } from "../../http/cursor.ts";
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../../../kv/identity/admin_lists.ts";
 
@@ -31,10 +37,10 @@ export const adminErrors = (...codes: ErrorCode[]) =>
 export const BODY_ERRORS = ["REQUEST_003", "REQUEST_005"] as const;
 
 /** A JSON answer of an admin route: `schema`, described. */
-export const adminJson = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
+export const adminJson = plainJson;
+
+/** An admin route's answers: `schema` as JSON (200, `description`), or one of `codes`' errors. */
+export const adminAnswers = plainAnswersWith(adminErrors);
 
 /** A name or label typed by a person: trimmed, 1 to 200 characters. */
 export const Name = z.string().trim().min(1, "must not be empty").max(
@@ -160,10 +166,7 @@ const adminListRoute = <
 ) =>
   adminRoute("get", path, name, {
     request: { query },
-    responses: {
-      200: adminJson(pageOf(item, what.items), what.page),
-      ...adminErrors("RESOURCE_018"),
-    },
+    responses: adminAnswers(pageOf(item, what.items), what.page, "RESOURCE_018"),
   });
 
 /** How a searched list is read: its kv lister, the filters its query carries, its item view. */
@@ -223,10 +226,7 @@ export function serveRecord<Q extends z.ZodObject, T extends z.ZodTypeAny>(
 ) {
   const route = adminRoute("get", record.path, record.name, {
     request: { params: record.params },
-    responses: {
-      200: adminJson(record.schema, record.description),
-      ...adminErrors(record.missing),
-    },
+    responses: adminAnswers(record.schema, record.description, record.missing),
   });
   app.openapi(route, async (c) => {
     return c.json(await read(c.req.valid("param" as never) as z.infer<Q>), 200);
@@ -271,10 +271,7 @@ export function serveSwitches<Q extends z.ZodObject, T extends z.ZodTypeAny>(
   for (const action of ["disable", "enable"] as const) {
     const route = adminRoute("post", `${record.path}/${action}`, record.name(action), {
       request: { params: record.params },
-      responses: {
-        200: adminJson(record.schema, record.description),
-        ...adminErrors(record.missing),
-      },
+      responses: adminAnswers(record.schema, record.description, record.missing),
     });
     app.openapi(route, async (c) => {
       const params = c.req.valid("param" as never) as z.infer<Q>;

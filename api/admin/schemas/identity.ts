@@ -7,8 +7,19 @@
  */
 import { z } from "@hono/zod-openapi";
 import { SHARE_PERMISSIONS } from "../../../kv/identity/tenants.ts";
+import { seqParam } from "../../http/openapi.ts";
 import { ShareTypeSchema } from "../../http/schemas.ts";
 import { Name } from "./common.ts";
+
+// ---------------------------------------------------------------- paths
+
+/** The path of a route about one tenant (`/tenants/{id}/...`). */
+export const TenantParams = z.object({ id: seqParam("id").describe("The tenant id") });
+/** The path of a route about one user (`/users/{userSeq}/...`). */
+export const UserParams = z.object({ userSeq: seqParam("userSeq").describe("The user's seq") });
+/** The activity log entry of a change to the path's tenant, or user, names it as the target. */
+export const ON_TENANT = { targets: { id: "tenantId" } } as const;
+export const ON_USER = { targets: { userSeq: "userSeq" } } as const;
 
 // ---------------------------------------------------------------- tenants
 

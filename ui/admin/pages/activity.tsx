@@ -7,6 +7,7 @@ import { useEffect } from "preact/hooks";
 import { formatDate } from "../../shared/format.ts";
 import { errorsOf, parseWhole, useForm } from "../../shared/form.ts";
 import { Form, SelectField, SubmitRow, TextField } from "../../shared/fields.tsx";
+import { type Column, DataTable } from "../../shared/table.tsx";
 import { type ActivityEntry, type ActivityFilter, api, EVENT_KINDS } from "../api.ts";
 import { Items, useAction } from "../components/data.tsx";
 import { Panel } from "../components/panel.tsx";
@@ -32,6 +33,13 @@ function whatOf(e: ActivityEntry): string {
   for (const [k, v] of Object.entries(e.detail ?? {})) parts.push(`${k}: ${v}`);
   return parts.join(" · ") || "—";
 }
+
+const ACTIVITY_COLUMNS: Column<ActivityEntry>[] = [
+  { label: "When", cell: (e) => formatDate(e.at) },
+  { label: "Kind", cell: (e) => e.kind.replaceAll("_", " ") },
+  { label: "By", cell: actorOf },
+  { label: "What", cell: whatOf },
+];
 
 export function ActivityPage() {
   const form = useForm(FIELDS);
@@ -140,26 +148,11 @@ export function ActivityPage() {
       <Panel id="activity-title" title="Entries, newest first">
         <Items items={items.value} empty="No activity matches.">
           {(entries) => (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">By</th>
-                  <th scope="col">What</th>
-                </tr>
-              </thead>
-              <tbody>
-                {entries.map((e) => (
-                  <tr key={e.id}>
-                    <td data-label="When">{formatDate(e.at)}</td>
-                    <td data-label="Kind">{e.kind.replaceAll("_", " ")}</td>
-                    <td data-label="By">{actorOf(e)}</td>
-                    <td data-label="What">{whatOf(e)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              items={entries}
+              rowKey={(e) => e.id}
+              columns={ACTIVITY_COLUMNS}
+            />
           )}
         </Items>
         {older.error.value && <p class="error" role="alert">{older.error.value}</p>}

@@ -5,44 +5,30 @@
  */
 import { useSignal } from "@preact/signals";
 import { api, ApiError } from "../api.ts";
-import { Form, SubmitRow, TextField } from "../../shared/fields.tsx";
+import { Form, SubmitRow } from "../../shared/fields.tsx";
 import { useForm } from "../../shared/form.ts";
+import {
+  CurrentPasswordField,
+  signInChecks,
+  SignInFields,
+  useSignInForm,
+} from "../../shared/sign_in_fields.tsx";
 import { signIn, signInByName, signOutReason } from "../session.ts";
 
 function ByNameForm() {
-  const form = useForm(["login", "password"]);
-  const login = useSignal("");
-  const password = useSignal("");
+  const signIn = useSignInForm();
+  const { form, login, password } = signIn;
   return (
     <Form
       form={form}
       label="Sign in with your account"
-      checks={() => ({
-        login: !login.value.trim() && "Enter your account id or e-mail.",
-        password: !password.value && "Enter your password.",
-      })}
+      checks={() => signInChecks(signIn)}
       send={async () => {
         const problem = await signInByName(login.value.trim(), password.value);
         if (problem) throw new ApiError(401, "AUTH_007", problem, "password");
       }}
     >
-      <TextField
-        form={form}
-        name="login"
-        label="Account id or e-mail"
-        autoComplete="username"
-        required
-        value={login}
-      />
-      <TextField
-        form={form}
-        name="password"
-        label="Password"
-        type="password"
-        autoComplete="current-password"
-        required
-        value={password}
-      />
+      <SignInFields {...signIn} />
       <SubmitRow form={form} busyLabel="Signing in…">Sign in with password</SubmitRow>
     </Form>
   );
@@ -73,15 +59,7 @@ export function SignInPage() {
           signIn(value);
         }}
       >
-        <TextField
-          form={form}
-          name="token"
-          label="Admin token"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={token}
-        />
+        <CurrentPasswordField form={form} name="token" label="Admin token" value={token} />
         <SubmitRow form={form} busyLabel="Checking…">Sign in</SubmitRow>
       </Form>
       <p>Or, as an administrator by name, with your own account (it needs the admin role).</p>

@@ -3,12 +3,13 @@
  * Create one (label, read or read-write, optional expiry; shown once), list them, revoke one.
  */
 import { type Signal, useSignal } from "@preact/signals";
-import { useEffect } from "preact/hooks";
 import type { AppPassword, CreatedAppPassword } from "../api.ts";
 import { api, me } from "../store.ts";
 import { Form, SelectField, SubmitRow, TextField } from "../../shared/fields.tsx";
 import { useForm } from "../../shared/form.ts";
-import { formatDate, isPast, messageOf } from "../../shared/format.ts";
+import { formatDate, isPast } from "../../shared/format.ts";
+import { useListPanel } from "../../shared/list_panel.ts";
+import { type Column, DataTable } from "../../shared/table.tsx";
 import { SecretReveal } from "../../admin/components/secret.tsx";
 
 const SCOPES = [
@@ -75,29 +76,18 @@ function stateOf(p: AppPassword): string {
   return p.expiresAt ? `Until ${formatDate(p.expiresAt)}` : "Active";
 }
 
+const APP_PASSWORD_COLUMNS: Column<AppPassword>[] = [
+  { label: "Label", cell: (p) => p.label ?? <em>issued by an administrator</em> },
+  { label: "Access", cell: (p) => p.scope === "read" ? "Read only" : "Read and write" },
+  { label: "Created", cell: (p) => formatDate(p.createdAt) },
+  { label: "State", cell: stateOf },
+];
+
 export function AppPasswordsPanel() {
-  const items = useSignal<AppPassword[] | null>(null);
+  const { items, status, load, act } = useListPanel(() => api.appPasswords());
   const created = useSignal<CreatedAppPassword | null>(null);
-  const status = useSignal<string | null>(null);
-  const load = async () => {
-    try {
-      items.value = (await api.appPasswords()).items;
-    } catch (err) {
-      status.value = messageOf(err);
-    }
-  };
-  useEffect(() => {
-    load();
-  }, []);
-  const revoke = async (p: AppPassword) => {
-    try {
-      await api.revokeAppPassword(p.keyId);
-      status.value = `App password “${p.label ?? p.keyId}” revoked.`;
-      await load();
-    } catch (err) {
-      status.value = messageOf(err);
-    }
-  };
+  const revoke = (p: AppPassword) =>
+    act(() => api.revokeAppPassword(p.keyId), `App password “${p.label ?? p.keyId}” revoked.`);
   const list = items.value;
   const accountId = me.value?.accountId ?? "";
   const davUrl = `${location.origin}/dav/files/${encodeURIComponent(accountId)}/`;
@@ -126,42 +116,25 @@ export function AppPasswordsPanel() {
         : list.length === 0
         ? <p>You have no app passwords yet.</p>
         : (
-          <table>
-            <caption class="visually-hidden">Your app passwords</caption>
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Access</th>
-                <th scope="col">Created</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((p) => (
-                <tr key={p.keyId} class={p.revokedAt ? "revoked" : undefined}>
-                  <td>{p.label ?? <em>issued by an administrator</em>}</td>
-                  <td>{p.scope === "read" ? "Read only" : "Read and write"}</td>
-                  <td>{formatDate(p.createdAt)}</td>
-                  <td>{stateOf(p)}</td>
-                  <td class="actions-cell">
-                    {!p.revokedAt && p.createdBy === "user" && (
-                      <button
-                        type="button"
-                        class="danger-outline"
-                        aria-label={`Revoke ${p.label ?? p.keyId}`}
-                        onClick={() => revoke(p)}
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            label="Your app passwords"
+            items={list}
+            rowKey={(p) => p.keyId}
+            rowClass={(p) => p.revokedAt ? "revoked" : undefined}
+            columns={APP_PASSWORD_COLUMNS}
+            actionsClass="actions-cell"
+            actions={(p) =>
+              !p.revokedAt && p.createdBy === "user" && (
+                <button
+                  type="button"
+                  class="danger-outline"
+                  aria-label={`Revoke ${p.label ?? p.keyId}`}
+                  onClick={() => revoke(p)}
+                >
+                  Revoke
+                </button>
+              )}
+          />
         )}
       <p class="status" role="status">{status.value}</p>
     </section>

@@ -1,9 +1,9 @@
 /** Where I am signed in: every live session, this one marked; revoke one or all others. */
-import { useSignal } from "@preact/signals";
-import { useEffect } from "preact/hooks";
 import type { SessionView } from "../api.ts";
 import { api } from "../store.ts";
-import { formatDate, messageOf } from "../../shared/format.ts";
+import { formatDate } from "../../shared/format.ts";
+import { useListPanel } from "../../shared/list_panel.ts";
+import { type Column, DataTable } from "../../shared/table.tsx";
 
 /** "Firefox on Linux" from a user agent, or the raw text when nothing is recognised. */
 export function browserOf(agent: string): string {
@@ -33,37 +33,26 @@ export function browserOf(agent: string): string {
   return os ? `${browser} on ${os}` : browser;
 }
 
+const SESSION_COLUMNS: Column<SessionView>[] = [
+  {
+    label: "Browser",
+    cell: (s) => (
+      <>
+        {browserOf(s.userAgent)} {s.current && <span class="badge good">this browser</span>}
+        {s.via === "oidc" && <span class="badge">single sign-on</span>}
+      </>
+    ),
+  },
+  { label: "Address", cell: (s) => s.address },
+  { label: "Signed in", cell: (s) => formatDate(s.createdAt) },
+  { label: "Last seen", cell: (s) => formatDate(s.lastSeenAt) },
+];
+
 export function SessionsPanel() {
-  const sessions = useSignal<SessionView[] | null>(null);
-  const status = useSignal<string | null>(null);
-  const load = async () => {
-    try {
-      sessions.value = (await api.sessions()).items;
-    } catch (err) {
-      status.value = messageOf(err);
-    }
-  };
-  useEffect(() => {
-    load();
-  }, []);
-  const revoke = async (s: SessionView) => {
-    try {
-      await api.revokeSession(s.id);
-      status.value = `Signed out ${browserOf(s.userAgent)}.`;
-      await load();
-    } catch (err) {
-      status.value = messageOf(err);
-    }
-  };
-  const revokeOthers = async () => {
-    try {
-      await api.revokeOtherSessions();
-      status.value = "Signed out everywhere else.";
-      await load();
-    } catch (err) {
-      status.value = messageOf(err);
-    }
-  };
+  const { items: sessions, status, act } = useListPanel(() => api.sessions());
+  const revoke = (s: SessionView) =>
+    act(() => api.revokeSession(s.id), `Signed out ${browserOf(s.userAgent)}.`);
+  const revokeOthers = () => act(() => api.revokeOtherSessions(), "Signed out everywhere else.");
   const list = sessions.value;
   return (
     <section class="panel" aria-labelledby="sessions-title">
@@ -76,46 +65,24 @@ export function SessionsPanel() {
         )}
       </div>
       {list === null ? <p role="status">Loading…</p> : (
-        <table>
-          <caption class="visually-hidden">Your sessions</caption>
-          <thead>
-            <tr>
-              <th scope="col">Browser</th>
-              <th scope="col">Address</th>
-              <th scope="col">Signed in</th>
-              <th scope="col">Last seen</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((s) => (
-              <tr key={s.id}>
-                <td>
-                  {browserOf(s.userAgent)}{" "}
-                  {s.current && <span class="badge good">this browser</span>}
-                  {s.via === "oidc" && <span class="badge">single sign-on</span>}
-                </td>
-                <td>{s.address}</td>
-                <td>{formatDate(s.createdAt)}</td>
-                <td>{formatDate(s.lastSeenAt)}</td>
-                <td class="actions-cell">
-                  {!s.current && (
-                    <button
-                      type="button"
-                      class="danger-outline"
-                      aria-label={`Sign out ${browserOf(s.userAgent)} (${s.address})`}
-                      onClick={() => revoke(s)}
-                    >
-                      Sign out
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          label="Your sessions"
+          items={list}
+          rowKey={(s) => s.id}
+          columns={SESSION_COLUMNS}
+          actionsClass="actions-cell"
+          actions={(s) =>
+            !s.current && (
+              <button
+                type="button"
+                class="danger-outline"
+                aria-label={`Sign out ${browserOf(s.userAgent)} (${s.address})`}
+                onClick={() => revoke(s)}
+              >
+                Sign out
+              </button>
+            )}
+        />
       )}
       <p class="status" role="status">{status.value}</p>
     </section>

@@ -8,16 +8,15 @@ import { ApiError, type SsoProvider, ssoProviders } from "../api.ts";
 import { api, signedIn, signedOutReason } from "../store.ts";
 import { navigate } from "../router.ts";
 import { signInMessage } from "../messages.ts";
-import { Form, SubmitRow, TextField } from "../../shared/fields.tsx";
-import { useForm } from "../../shared/form.ts";
+import { Form, SubmitRow } from "../../shared/fields.tsx";
+import { signInChecks, SignInFields, useSignInForm } from "../../shared/sign_in_fields.tsx";
 
 /** Only a path of this app may be returned to (never another site). */
 const safePath = (p: string | null) => p && p.startsWith("/") && !p.startsWith("//") ? p : "/";
 
 export function SignInPage({ error, returnTo }: { error: string | null; returnTo: string | null }) {
-  const form = useForm(["login", "password"]);
-  const login = useSignal("");
-  const password = useSignal("");
+  const signIn = useSignInForm();
+  const { form, login, password } = signIn;
   const providers = useSignal<SsoProvider[]>([]);
   useEffect(() => {
     ssoProviders().then((p) => (providers.value = p));
@@ -31,10 +30,7 @@ export function SignInPage({ error, returnTo }: { error: string | null; returnTo
       <Form
         form={form}
         label="Sign in with a password"
-        checks={() => ({
-          login: !login.value.trim() && "Enter your account id or e-mail address.",
-          password: !password.value && "Enter your password.",
-        })}
+        checks={() => signInChecks(signIn)}
         send={async () => {
           try {
             signedIn(await api.signIn(login.value.trim(), password.value));
@@ -53,23 +49,7 @@ export function SignInPage({ error, returnTo }: { error: string | null; returnTo
           navigate(target, true);
         }}
       >
-        <TextField
-          form={form}
-          name="login"
-          label="Account id or e-mail"
-          autoComplete="username"
-          required
-          value={login}
-        />
-        <TextField
-          form={form}
-          name="password"
-          label="Password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={password}
-        />
+        <SignInFields {...signIn} />
         <SubmitRow form={form} busyLabel="Signing in…">Sign in</SubmitRow>
       </Form>
       {providers.value.length > 0 && (
