@@ -173,6 +173,8 @@ export async function boot(config: Config): Promise<Service> {
         retention.stop();
         deps.events.close();
         lists.close();
+        // Kills the LibreOffice workers at once; their exit is not awaited here.
+        void deps.officeConverter.close();
         kv.close();
       },
     };

@@ -13,6 +13,7 @@ import { PROCESS_VARIABLES } from "./config/process.ts";
 import { CONNECTION_VARIABLES } from "./config/connections.ts";
 import { SERVICE_VARIABLES } from "./config/service.ts";
 import { ACCOUNT_VARIABLES } from "./config/accounts.ts";
+import { PREVIEW_VARIABLES } from "./config/previews.ts";
 
 export { LOG_LEVELS, type LogLevelName } from "./config/connections.ts";
 export { PROTOCOL_MAX_DOC_BYTES } from "./config/service.ts";
@@ -27,6 +28,7 @@ export const VARIABLES = {
   ...CONNECTION_VARIABLES,
   ...SERVICE_VARIABLES,
   ...ACCOUNT_VARIABLES,
+  ...PREVIEW_VARIABLES,
 } satisfies Record<string, Variable>;
 
 type Table = typeof VARIABLES;

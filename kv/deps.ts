@@ -10,6 +10,7 @@ import type { Config } from "../config.ts";
 import { type IdAllocator, openIdAllocator } from "./db.ts";
 import { identityEpochKey } from "./keys.ts";
 import { openSecretsKey, type SecretsKey } from "./secrets_key.ts";
+import { type OfficeConverter, openOfficeConverter } from "../lib/office_converter.ts";
 
 /** Only createDeps can name it, so only createDeps (or a spread of its result) makes a Deps. */
 const BUILT_BY_CREATE_DEPS: unique symbol = Symbol("built by createDeps");
@@ -47,6 +48,13 @@ export interface Deps {
    * less than the machine has hashes at once and the rest queue (docs/benchmarks.md, sign-in).
    */
   passwordTurns: LimitFunction;
+  /**
+   * Office documents to PDF for previews (lib/office_converter.ts): a pool of long-lived
+   * LibreOffice processes, started on the first preview; boot's close stops them.
+   */
+  officeConverter: OfficeConverter;
+  /** Turns for making a thumbnail: libvips decodes on its own threads, a few images at once. */
+  thumbnailTurns: LimitFunction;
 }
 
 /**
@@ -91,6 +99,13 @@ export function createDeps(
     identity: uncachedFacts(kv),
     listingTurns: pLimit(config.listConcurrency),
     passwordTurns: pLimit(Math.max(1, navigator.hardwareConcurrency - 1)),
+    officeConverter: openOfficeConverter({
+      soffice: config.previewSoffice,
+      workers: config.previewWorkers,
+      queue: config.previewQueue,
+      timeoutMs: config.previewTimeoutMs,
+    }),
+    thumbnailTurns: pLimit(Math.max(1, navigator.hardwareConcurrency)),
     ...overrides,
   };
 }

@@ -249,6 +249,17 @@ export const ERROR_CATALOG = {
     410,
     "The upload is gone: it expired, or its final commit failed (GET /uploads/{id} says why)",
   ),
+  // Rendered previews and thumbnails (docs/api.md#previews)
+  PREVIEW_001: entry(
+    422,
+    "The document cannot be converted to a preview (damaged, encrypted, or too slow to convert)",
+  ),
+  PREVIEW_002: entry(503, "The preview converter is busy; retry after the Retry-After seconds"),
+  PREVIEW_003: entry(
+    422,
+    "No thumbnail for this file: it is not an image this server can read (JPEG, PNG, WebP, GIF, ...)",
+  ),
+  PREVIEW_004: entry(501, "This server has no thumbnail library installed (previews are off)"),
   // Service
   SERVICE_001: entry(500, "Unexpected internal error (details are in the server log only)"),
   SERVICE_002: entry(503, "Storage is temporarily unavailable; retry"),

@@ -156,6 +156,11 @@ export const FAMILIES = {
     shape: "[download_token, token]",
     value: "DownloadToken",
   },
+  rendition: {
+    owner: "kv/previews/renditions.ts",
+    shape: "[rendition, content sha256, kind]",
+    value: "Rendition (a cached PDF preview or thumbnail: its blob, size, sha256)",
+  },
   upload: {
     owner: "kv/tree/uploads.ts",
     shape: "[upload, uploadId]",

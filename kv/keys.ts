@@ -61,6 +61,9 @@ export const lockReleaseKey = (releasedAt?: number, rs?: number) =>
 export const usageKey = (userSeq: number) => key("usage", userSeq);
 export const purgeMarkerKey = (rs: number) => key("trash_purge", rs);
 export const downloadTokenKey = (token: string) => key("download_token", token);
+/** A cached rendition of some content, by the content's SHA-256 (kv/previews/renditions.ts). */
+export const renditionKey = (sha256?: string, kind?: string) =>
+  key("rendition", ...opt(sha256), ...opt(kind));
 export const uploadKey = (uploadId?: string) => key("upload", ...opt(uploadId));
 export const uploadExpiryKey = (expiresAt?: number, uploadId?: string) =>
   key("upload_expiry", ...opt(expiresAt), ...opt(uploadId));

@@ -26,6 +26,12 @@ import {
   tagRoutes,
 } from "../http/openapi.ts";
 import { FileRsParams, SsQuery } from "../http/schemas.ts";
+import {
+  hasOfficePreview,
+  sendOfficePreview,
+  sendThumbnail,
+  ThumbnailQuery,
+} from "../http/previews.ts";
 
 const route = tagRoutes("Files");
 
@@ -94,11 +100,16 @@ const fileResponses = (...more: ErrorCode[]) => ({
   ...errorResponses(...FILE_ACCESS_ERRORS, "RESOURCE_011", ...more),
 });
 
-const fileRoute = (action: "download" | "view", summary: string, operationId: string) =>
+const fileRoute = (
+  action: "download" | "view",
+  summary: string,
+  operationId: string,
+  ...more: ErrorCode[]
+) =>
   route("get", `/files/{resourceSeq}/${action}`, operationId, {
     summary,
     request: { params: FileRsParams, query: SsQuery },
-    responses: fileResponses(),
+    responses: fileResponses(...more),
   });
 
 const downloadRoute = fileRoute(
@@ -108,10 +119,26 @@ const downloadRoute = fileRoute(
 );
 const viewRoute = fileRoute(
   "view",
-  "Safe inline rendition: images, PDF, audio/video inline; text, HTML, SVG, XML, " +
-    "JS as text/plain; anything else as an attachment. Sandboxing CSP and nosniff always.",
+  "The rendered preview: office documents (docx, xlsx, pptx, odt, ods, odp, rtf, txt, doc, " +
+    "xls, ppt) as a PDF made by LibreOffice and cached per content; images, PDF, audio/video " +
+    "inline; HTML, SVG, XML, JS as text/plain; anything else as an attachment. Without " +
+    "LibreOffice on the server, office documents too are sent as themselves. Sandboxing CSP " +
+    "and nosniff always.",
   "viewFile",
+  "PREVIEW_001",
+  "PREVIEW_002",
 );
+
+const thumbnailRoute = route("get", "/files/{resourceSeq}/thumbnail", "fileThumbnail", {
+  summary: "A thumbnail of an image (WebP, at most `size` pixels on its longer side), made " +
+    "once per content and cached",
+  request: { params: FileRsParams, query: SsQuery.extend(ThumbnailQuery.shape) },
+  responses: {
+    200: { description: "The thumbnail (image/webp)", content: fileBytes("WebP bytes") },
+    304: { description: "If-None-Match matched the ETag" },
+    ...errorResponses(...FILE_ACCESS_ERRORS, "PREVIEW_003", "PREVIEW_004"),
+  },
+});
 
 const tokenDownloadRoute = route("get", "/files/download", "downloadFileWithToken", {
   summary: "Download with a token from /files/{resourceSeq}/download-token (no Authorization)",
@@ -130,12 +157,20 @@ export function filesDownloadApi(d: Deps) {
       const caller = c.get("caller");
       const file = await authorizedFile(d, caller, resourceSeq, ss, action);
       await recordDownload(d.kv, file, action === "view" ? "view" : "direct", caller.userSeq);
+      if (action === "view" && hasOfficePreview(d, file)) return sendOfficePreview(c, d, file);
       const rendition = action === "view"
         ? viewRendition(file.mime)
         : { disposition: "attachment" as const };
       return sendFile(c, d, file, rendition);
     });
   }
+
+  app.openapi(thumbnailRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    const { ss, size } = c.req.valid("query");
+    const file = await authorizedFile(d, c.get("caller"), resourceSeq, ss, "view");
+    return sendThumbnail(c, d, file, size);
+  });
 
   app.openapi(tokenRoute, async (c) => {
     const { resourceSeq } = c.req.valid("param");

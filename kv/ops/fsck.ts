@@ -25,6 +25,7 @@ import type { Deps } from "../deps.ts";
 import { getUser, listUsers } from "../identity/users.ts";
 import { dropOrphanVersion, iterateVersionEntries } from "../tree/content_versions.ts";
 import { sealedUploadBlobs } from "../tree/uploads.ts";
+import { iterateRenditionBlobIds } from "../previews/renditions.ts";
 import {
   dropStaleIndexEntry,
   expectedIndexKeys,
@@ -210,6 +211,8 @@ export async function fsck(
 
   // Uploads whose final commit was deferred hold the blob they were sealed into.
   for await (const blobId of sealedUploadBlobs(d.kv)) referenced.add(blobId);
+  // Cached previews and thumbnails (the blob sweep prunes those of content gone).
+  for await (const blobId of iterateRenditionBlobIds(d.kv)) referenced.add(blobId);
 
   // Pass 5: blobs, listed after the references were collected (a blob is written before the
   // commit that references it, so a referenced blob listed missing is confirmed by a read).

@@ -16,6 +16,7 @@
 import { clearAbandonedWrites } from "../../blobs/store.ts";
 import type { Deps } from "../deps.ts";
 import { iterateReferencedBlobIds } from "./content_versions.ts";
+import { iterateRenditionBlobIds, pruneRenditions } from "../previews/renditions.ts";
 
 /** Far longer than any upload or save takes between writing its bytes and committing them. */
 export const DEFAULT_SWEEP_MIN_AGE_MS = 24 * 60 * 60 * 1000;
@@ -52,7 +53,10 @@ export async function sweepOrphanBlobs(
     if (blob.storedAt < before) candidates.set(blob.blobId, blob.size);
     else tooYoung++;
   }
+  // Previews of content nothing holds any more go first; the others are references.
+  await pruneRenditions(d, opts.dryRun);
   for await (const blobId of iterateReferencedBlobIds(d.kv)) candidates.delete(blobId);
+  for await (const blobId of iterateRenditionBlobIds(d.kv)) candidates.delete(blobId);
   let orphanBytes = 0;
   for (const size of candidates.values()) orphanBytes += size;
   let removed = 0;

@@ -51,6 +51,7 @@ export const PLACEMENT_RULES: readonly { glob: string; placement: Placement; why
   },
   { glob: "kv/identity/**", placement: "domain", why: "tenants, users, API keys, admin token" },
   { glob: "kv/tree/**", placement: "domain", why: "resources, locks, usage, trash, templates" },
+  { glob: "kv/previews/**", placement: "domain", why: "cached PDF previews and thumbnails" },
   { glob: "kv/sharing/**", placement: "domain", why: "shares, share links, notifications" },
   { glob: "kv/events/**", placement: "domain", why: "event log, activity, webhooks" },
   { glob: "kv/views/**", placement: "domain", why: "search and the change feed, as a caller sees" },
@@ -96,6 +97,8 @@ export const FOLDER_ORDERS: readonly {
       ["sharing"],
       // The file tree: every tree write appends its event in the same commit.
       ["tree"],
+      // Rendered previews by content hash: the tree's blob sweep prunes them.
+      ["previews"],
       // The event log as written (and webhooks): below every folder that records a change.
       ["events"],
       // Tenants, users, API keys: every other folder names its actors through them.

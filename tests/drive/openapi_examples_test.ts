@@ -10,12 +10,15 @@
  * - alice's folder 1 "Reports" holding file 2 "Q1 report.docx" (two versions), her folder 3
  *   "Archive", shared with bob (share 1); bob's folder 4 "Team", shared with alice (share 2);
  * - alice's share links: folder 1 open to anyone with the link (share 3), and her folder 5
- *   "Press kit" behind the password "s3cret" (share 4).
+ *   "Press kit" behind the password "s3cret" (share 4);
+ * - the second version of file 2 is a real document (the shipped en-US template), so its `view`
+ *   is a PDF preview; the thumbnail, last, is of an image uploaded right before it (MINTED).
  * Then the operations run in ORDER, so those that change the world (move, trash, delete) come
  * after those that need it as it was. Values the server mints (link and download tokens, upload
  * ids, change cursors) cannot be fixed examples: MINTED says what stands in for each.
  */
 import assert from "node:assert/strict";
+import sharp from "sharp";
 import { withServer } from "../helpers/server.ts";
 import { composeExample, deref } from "../helpers/openapi_examples.ts";
 import { type ApiUser, shareFlags } from "../helpers/api.ts";
@@ -88,6 +91,8 @@ const ORDER = [
   "listTrash",
   "restoreFromTrash",
   "deleteFromTrash",
+  // Last: its image is uploaded just before it, which would shift the seqs the others expect.
+  "fileThumbnail",
 ];
 
 /** What the world built before the operations run hands them. */
@@ -101,14 +106,17 @@ interface World {
   /** Set by the operations that mint them, read by those that follow. */
   downloadToken?: string;
   uploadId?: string;
+  /** The image the thumbnail example reads, uploaded just before it. */
+  imageRs?: number;
 }
 
 /** Parameters whose value the server mints: what stands in for the example. */
-const MINTED: Record<string, (w: World, operationId: string) => string> = {
+const MINTED: Record<string, (w: World, operationId: string) => string | undefined> = {
   token: (w, op) => op === "unlockLink" ? w.lockedLink : w.openLink,
   dt: (w) => w.downloadToken!,
   uploadId: (w) => w.uploadId!,
   cursor: (w) => w.cursor,
+  resourceSeq: (w, op) => op === "fileThumbnail" ? String(w.imageRs) : undefined,
 };
 
 async function buildWorld(server: Parameters<Parameters<typeof withServer>[0]>[0]) {
@@ -117,7 +125,10 @@ async function buildWorld(server: Parameters<Parameters<typeof withServer>[0]>[0
   const cursor = (await alice.call("GET", "/changes/cursor")).body.data.cursor;
   assert.equal(await alice.newFolder("Reports"), 1);
   assert.equal(await alice.newFile("Q1 report.docx", "first draft", 1), 2);
-  const version = await alice.upload("Q1 report.docx", "second draft", { st: "version", rs: 2 });
+  const docx = await Deno.readFile(
+    new URL("../../static/templates/en-US/blank.docx", import.meta.url),
+  );
+  const version = await alice.upload("Q1 report.docx", docx, { st: "version", rs: 2 });
   assert.equal(version.status, 201, JSON.stringify(version.body));
   assert.equal(await alice.newFolder("Archive"), 3);
   assert.equal(await bob.newFolder("Team"), 4);
@@ -146,9 +157,7 @@ function exampleRequest(
   world: World,
 ): Request {
   const value = (p: Json) =>
-    p.name in MINTED
-      ? MINTED[p.name](world, op.operationId)
-      : String(p.example ?? p.schema?.example ?? "");
+    MINTED[p.name]?.(world, op.operationId) ?? String(p.example ?? p.schema?.example ?? "");
   const query = new URLSearchParams();
   const headers = new Headers();
   let url = path;
@@ -220,6 +229,12 @@ Deno.test("every example of the drive and public documents succeeds on a fresh s
     );
     const failures: string[] = [];
     for (const operationId of ORDER) {
+      if (operationId === "fileThumbnail") {
+        const png = await sharp({
+          create: { width: 640, height: 480, channels: 3, background: { r: 40, g: 90, b: 160 } },
+        }).png().toBuffer();
+        world.imageRs = await world.alice.newFile("Q1 chart.png", new Uint8Array(png));
+      }
       const request = operations.get(operationId)!();
       const url = new URL(request.url);
       const res = await fetch(request);
