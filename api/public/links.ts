@@ -10,7 +10,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { fail } from "../../kv/errors.ts";
 import { listChildren } from "../../kv/tree/listing.ts";
-import { type Resource, toIso } from "../../kv/tree/resources.ts";
+import { toIso } from "../../kv/tree/resources.ts";
 import {
   type AnonymousLink,
   describeLink,
@@ -27,6 +27,7 @@ import { clientOf } from "../http/client_address.ts";
 import { errorEnvelope, ok } from "../http/envelope.ts";
 import { recordDownload, recordLinkOpen } from "../../kv/events/log.ts";
 import { sendFile } from "../http/file_response.ts";
+import { sendThumbnail, ThumbnailQuery } from "../http/previews.ts";
 import { externalApiError } from "../http/errors.ts";
 import {
   bodyReadByHandler,
@@ -39,9 +40,16 @@ import {
   queryParam,
   seqParam,
 } from "../http/openapi.ts";
-import { ShareTypeSchema, toResourceItem } from "../http/schemas.ts";
 import type { ErrorCode } from "../../kv/errors.ts";
 import { validJson } from "../http/validate.ts";
+import {
+  AccessBody,
+  AccessGrantSchema,
+  ItemsPageSchema,
+  ItemsQuery,
+  LinkInfoSchema,
+  publicItem,
+} from "./schemas/links.ts";
 
 export const PUBLIC_LINKS_BASE = "/public/v1";
 /**
@@ -51,71 +59,7 @@ export const PUBLIC_LINKS_BASE = "/public/v1";
 const LINK_TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
 const ITEMS_PAGE = 200;
 
-/** What a link shows of a resource: the fields of its item an anonymous visitor needs. */
-function publicItem(r: Resource) {
-  const { resourceSeq, name, type, size, contentType, updatedAt } = toResourceItem(r);
-  return { resourceSeq, name, type, size, contentType, updatedAt };
-}
-
 // ---------------------------------------------------------------- the routes
-
-const PublicItemSchema = z.object({
-  resourceSeq: z.number().int().describe("The file or folder's seq").openapi({ example: 12 }),
-  name: z.string().describe("Its name").openapi({ example: "Q1 report.pdf" }),
-  type: z.enum(["FILE", "FOLDER"]).describe("File or folder"),
-  size: z.number().int().describe("Bytes of the current content; 0 for folders"),
-  contentType: z.string().nullable().describe("The file's media type; null for folders"),
-  updatedAt: z.string().describe("Last change, ISO 8601").openapi({ format: "date-time" }),
-}).openapi("PublicItem", { description: "What a link shows of a file or folder" });
-
-const LinkPermissionsSchema = z.object({
-  canView: z.boolean().describe("The link shows the resource"),
-  canDownload: z.boolean().describe("Files may be downloaded"),
-  canEdit: z.boolean().describe("The link grants editing"),
-  canUpload: z.boolean().describe("The link grants uploading into the folder"),
-}).openapi("LinkPermissions", { description: "What the link allows" });
-
-const LinkInfoSchema = z.object({
-  shareType: ShareTypeSchema.describe("The share's type (PUBLIC_LINK here)"),
-  passwordRequired: z.boolean().describe(
-    "The link is password-protected: unlock it with POST /links/{token}/access first",
-  ),
-  expireDate: z.string().nullable().describe("When the link stops working; null: never"),
-  resource: PublicItemSchema.optional().describe("The shared file or folder, once unlocked"),
-  permissions: LinkPermissionsSchema.optional().describe("What it allows, once unlocked"),
-}).openapi("LinkInfo", { description: "A link's kind, and its resource once it is unlocked" });
-
-const AccessBody = z.object({
-  password: z.string().max(128).describe("The link's password").openapi({ example: "s3cret" }),
-}).strict();
-
-const AccessGrantSchema = z.object({
-  accessToken: z.string().describe("Send as X-Link-Access (or ?access=) on the next requests"),
-  expiresAt: z.string().describe("When the access token expires, ISO 8601"),
-}).openapi("LinkAccess", { description: "An access token for a password-protected link" });
-
-const ItemsQuery = z.object({
-  folderSeq: z.coerce.number().int().positive().optional().openapi({
-    ...queryParam("folderSeq"),
-    description: "A folder inside the shared folder; omitted = the shared folder itself",
-    example: 12,
-  }),
-  cursor: z.string().max(500).optional().openapi({
-    ...queryParam("cursor"),
-    description: "The cursor of the previous page",
-    example: "eyJuIjoiYiJ9",
-  }),
-});
-
-const ItemsPageSchema = z.object({
-  folder: PublicItemSchema.describe("The folder listed"),
-  path: z.array(z.object({
-    resourceSeq: z.number().int().describe("A folder's seq"),
-    name: z.string().describe("Its name"),
-  })).describe("The folders from the shared folder down to this one"),
-  items: z.array(PublicItemSchema).describe("The folder's files and folders, by name"),
-  cursor: z.string().nullable().describe("Send as cursor for the next page; null: no more"),
-}).openapi("LinkFolderPage", { description: "One page of a shared folder" });
 
 const TokenParam = z.string().regex(LINK_TOKEN_SHAPE).openapi({
   param: { name: "token", in: "path" },
@@ -205,6 +149,13 @@ const itemsRoute = createRoute({
   ),
 });
 
+/** A file of the link: the token and the file's seq. */
+const LinkFileParams = TokenParams.extend({
+  rs: seqParam("rs").describe("The file's seq (resourceSeq of the listing)").openapi({
+    example: 2,
+  }),
+});
+
 const downloadRoute = createRoute({
   method: "get",
   path: "/links/{token}/files/{rs}/download",
@@ -212,15 +163,7 @@ const downloadRoute = createRoute({
   operationId: "downloadLinkFile",
   security: [],
   summary: "Download a file of the link (the file itself, or one inside the shared folder)",
-  request: {
-    params: TokenParams.extend({
-      rs: seqParam("rs").describe("The file's seq (resourceSeq of the listing)").openapi({
-        example: 2,
-      }),
-    }),
-    query: z.object({ access: accessQuery }),
-    ...AccessParams,
-  },
+  request: { params: LinkFileParams, query: z.object({ access: accessQuery }), ...AccessParams },
   responses: {
     200: {
       description: "The file's bytes, in the file's stored Content-Type (application/" +
@@ -240,6 +183,33 @@ const downloadRoute = createRoute({
       "RESOURCE_002",
       "RESOURCE_006",
       "RESOURCE_011",
+    ),
+  },
+});
+
+const thumbnailRoute = createRoute({
+  method: "get",
+  path: "/links/{token}/files/{rs}/thumbnail",
+  tags: ["Share links"],
+  operationId: "linkFileThumbnail",
+  security: [],
+  summary: "A thumbnail of an image of the link (WebP), made once per content and cached",
+  request: {
+    params: LinkFileParams,
+    query: z.object({ access: accessQuery }).extend(ThumbnailQuery.shape),
+    ...AccessParams,
+  },
+  responses: {
+    200: { description: "The thumbnail (image/webp)", content: fileBytes("WebP bytes") },
+    304: { description: "If-None-Match matched the ETag" },
+    ...linkErrors(
+      "LINK_003",
+      "LINK_004",
+      "LINK_005",
+      "RESOURCE_002",
+      "RESOURCE_006",
+      "PREVIEW_003",
+      "PREVIEW_004",
     ),
   },
 });
@@ -351,6 +321,16 @@ export function publicLinksApi(d: Deps) {
     if (!link.flags.cd) fail("PERMISSION_004", "This link does not allow downloads");
     await recordDownload(d.kv, resource, "link", null);
     return await sendFile(c, d, resource, { disposition: "attachment" });
+  });
+
+  // Seeing the link's listing is seeing its images: no download permission needed.
+  app.openapi(thumbnailRoute, async (c) => {
+    const link = await requireLinkAccess(d.kv, c.req.param("token"), accessOf(c));
+    const { resource } = await resourceInLink(d.kv, link.share, c.req.valid("param").rs, "rs");
+    if (resource.type !== "FILE" || !resource.blobId) {
+      fail("RESOURCE_006", `Resource ${resource.rs} is a folder`, "rs");
+    }
+    return await sendThumbnail(c, d, resource, c.req.valid("query").size);
   });
 
   app.doc31("/openapi.json", {

@@ -91,8 +91,9 @@ const ORDER = [
   "listTrash",
   "restoreFromTrash",
   "deleteFromTrash",
-  // Last: its image is uploaded just before it, which would shift the seqs the others expect.
+  // Last: their image is uploaded just before them, which would shift the seqs the others expect.
   "fileThumbnail",
+  "linkFileThumbnail",
 ];
 
 /** What the world built before the operations run hands them. */
@@ -117,6 +118,7 @@ const MINTED: Record<string, (w: World, operationId: string) => string | undefin
   uploadId: (w) => w.uploadId!,
   cursor: (w) => w.cursor,
   resourceSeq: (w, op) => op === "fileThumbnail" ? String(w.imageRs) : undefined,
+  rs: (w, op) => op === "linkFileThumbnail" ? String(w.imageRs) : undefined,
 };
 
 async function buildWorld(server: Parameters<Parameters<typeof withServer>[0]>[0]) {
@@ -233,7 +235,8 @@ Deno.test("every example of the drive and public documents succeeds on a fresh s
         const png = await sharp({
           create: { width: 640, height: 480, channels: 3, background: { r: 40, g: 90, b: 160 } },
         }).png().toBuffer();
-        world.imageRs = await world.alice.newFile("Q1 chart.png", new Uint8Array(png));
+        // In folder 1, so the open link's thumbnail example reads it too.
+        world.imageRs = await world.alice.newFile("Q1 chart.png", new Uint8Array(png), 1);
       }
       const request = operations.get(operationId)!();
       const url = new URL(request.url);
