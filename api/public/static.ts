@@ -23,6 +23,8 @@ interface Shell {
   bundle?: string;
   /** Kept out of search engines: share links are private. */
   noindex?: boolean;
+  /** The body's class: `app` scopes the app's own styles (its dark theme) away from the console. */
+  bodyClass?: string;
   /** The body's markup, indented for the template. */
   body: string;
 }
@@ -31,6 +33,7 @@ const SHELLS: Record<ShellName, Shell> = {
   app: {
     title: "Drive",
     bundle: "app.js",
+    bodyClass: "app",
     body: `
     <div id="app">
       <noscript>
@@ -86,7 +89,7 @@ const SHELLS: Record<ShellName, Shell> = {
  * module, so nothing is escaped.
  */
 function shellHtml(name: ShellName): string {
-  const { title, bundle, noindex, body } = SHELLS[name];
+  const { title, bundle, noindex, bodyClass, body } = SHELLS[name];
   const head = [
     `<meta charset="utf-8">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
@@ -105,7 +108,7 @@ function shellHtml(name: ShellName): string {
   <head>
 ${head.map((line) => `    ${line}`).join("\n")}
   </head>
-  <body>${body}
+  <body${bodyClass ? ` class="${bodyClass}"` : ""}>${body}
   </body>
 </html>
 `;

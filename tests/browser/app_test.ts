@@ -86,7 +86,8 @@ browserTest(
     await screenshot("app-signin-refused");
     await signIn.getByLabel("Password").fill(PASSWORD);
     await signIn.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: "Hello, Dana Acme" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "My drive" }).waitFor();
+    await page.getByText("Dana Acme", { exact: true }).waitFor();
     await screenshot("app-home");
     await page.getByRole("navigation", { name: "App sections" })
       .getByRole("link", { name: "My account" }).click();

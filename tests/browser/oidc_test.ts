@@ -62,7 +62,8 @@ browserTest(
       await page.getByRole("link", { name: "Sign in with Acme SSO" }).click();
       await page.waitForURL((url) => url.origin === idp.issuer);
       await loginAtProvider(page, "erin", screenshot);
-      await page.getByRole("heading", { level: 1, name: "Hello, Erin Acme" }).waitFor();
+      await page.getByRole("heading", { level: 1, name: "My drive" }).waitFor();
+      await page.getByText("Erin Acme", { exact: true }).waitFor();
       const erin = await findUserByEmail(server.kv, "erin@acme.test");
       assert.equal(erin?.tenantId, tenant.id);
       assert.equal(erin?.quotaBytes, server.config.defaultQuotaBytes);

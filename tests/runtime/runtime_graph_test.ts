@@ -12,7 +12,13 @@ import assert from "node:assert/strict";
 const ROOT = new URL("../../", import.meta.url);
 
 /** Packages only tests import (by full npm: specifier); none may reach the server. */
-const TEST_ONLY = ["playwright-core", "fast-check", "tus-js-client", "openapi-typescript"];
+const TEST_ONLY = [
+  "playwright-core",
+  "fast-check",
+  "tus-js-client",
+  "openapi-typescript",
+  "axe-core",
+];
 
 /** Import-map packages main.ts does not reach, each with why it is in the map. */
 const NOT_RUNTIME: Record<string, string> = {

@@ -1,19 +1,19 @@
 /**
- * The end-user app at `/`: sign-in, invitation and reset links, the start page and "My account".
- * Routes in router.ts, state in store.ts, the API client in api.ts; the file browser joins them
- * in the next issue as more routes and pages.
+ * The end-user app at `/`: the file browser (drive/page.tsx), sign-in, invitation and reset
+ * links, and "My account". Routes in router.ts, state and the language in store.ts, the API
+ * clients in api.ts and drive/api.ts.
  */
 import { render } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { linkClick, navigate, NEEDS_SESSION, route } from "./router.ts";
-import { loadSession, me, signOut } from "./store.ts";
+import { loadSession, locale, me, setLocale, signOut, t } from "./store.ts";
+import { type Locale, LOCALES } from "./messages.ts";
 import { SignInPage } from "./pages/signin.tsx";
 import { InvitationPage } from "./pages/invitation.tsx";
 import { AccountPage } from "./pages/account.tsx";
-import { HomePage } from "./pages/home.tsx";
+import { DrivePage } from "./drive/page.tsx";
 
 const TITLES: Record<string, string> = {
-  home: "Home",
   signin: "Sign in",
   account: "My account",
   invitation: "Set your password",
@@ -32,10 +32,10 @@ function Header() {
             <li>
               <a
                 href="/"
-                aria-current={page === "home" ? "page" : undefined}
+                aria-current={page === "drive" ? "page" : undefined}
                 onClick={(e) => linkClick(e, "/")}
               >
-                Home
+                {t("myDrive")}
               </a>
             </li>
             <li>
@@ -44,15 +44,26 @@ function Header() {
                 aria-current={page === "account" ? "page" : undefined}
                 onClick={(e) => linkClick(e, "/account")}
               >
-                My account
+                {t("myAccount")}
               </a>
             </li>
           </ul>
         </nav>
       )}
+      <label class="lang">
+        <span class="visually-hidden">{t("language")}</span>
+        <select
+          value={locale.value}
+          onChange={(e) => setLocale(e.currentTarget.value as Locale)}
+        >
+          {Object.entries(LOCALES).map(([code, name]) => (
+            <option key={code} value={code} lang={code}>{name}</option>
+          ))}
+        </select>
+      </label>
       {user && (
         <span class="whoami">
-          {user.name}
+          <span class="name">{user.name}</span>
           <button
             type="button"
             class="signout"
@@ -61,7 +72,7 @@ function Header() {
               navigate("/signin", true);
             }}
           >
-            Sign out
+            {t("signOut")}
           </button>
         </span>
       )}
@@ -90,7 +101,7 @@ function Page() {
     const here = `${location.pathname}${location.search}`;
     return <SignInPage error={null} returnTo={here} />;
   }
-  if (r.page === "home") return <HomePage />;
+  if (r.page === "drive") return <DrivePage r={r} />;
   if (r.page === "account") return <AccountPage />;
   return (
     <>
@@ -106,9 +117,13 @@ function App() {
   const main = useRef<HTMLElement>(null);
   const page = route.value.page;
   useEffect(() => {
-    document.title = `${TITLES[page] ?? "Drive"} · Drive`;
+    // The file browser names the tab after the open folder itself.
+    if (page !== "drive") document.title = `${TITLES[page] ?? "Drive"} · Drive`;
     main.current?.focus();
   }, [page]);
+  useEffect(() => {
+    document.documentElement.lang = locale.value;
+  }, [locale.value]);
   return (
     <>
       <a class="skip-link" href="#main">Skip to content</a>

@@ -1,0 +1,385 @@
+/**
+ * The file browser: one page for every view (My drive and its folders, Shared with me, Pinned,
+ * Trash, search results). A view's rows come from a Listing (listing.ts) shown through the
+ * VirtualList; the selection, the active row and inline renaming are this page's state; actions
+ * call the drive API through the session (drive/api.ts) and change the loaded rows in place.
+ */
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { Crumb, Row, SortBy, SortOrder } from "./api.ts";
+import { Listing, type PageSource } from "./listing.ts";
+import { ROW_HEIGHT, VirtualList } from "./virtual_list.tsx";
+import { RowView } from "./rows.tsx";
+import { listKey } from "./keys.ts";
+import { ShortcutSheet } from "./shortcuts.tsx";
+import { NewFolderForm, SearchBox, ViewNav } from "./toolbar.tsx";
+import { Breadcrumbs, SortBar } from "./header.tsx";
+import { drivePath, type DriveRoute, navigate } from "../router.ts";
+import { drive, me, t } from "../store.ts";
+import type { MessageKey } from "../messages.ts";
+
+/**
+ * How close to the loaded end the rendered rows may come before the next page is fetched: more
+ * than a screenful, so the page after the first comes at once and scrolling rarely waits.
+ */
+const PREFETCH_ROWS = 300;
+
+const TITLES: Record<DriveRoute["view"], MessageKey> = {
+  mine: "myDrive",
+  shared: "shared",
+  pinned: "pinned",
+  trash: "trash",
+  search: "searchResults",
+};
+
+function sourceOf(r: DriveRoute, sort: [SortBy, SortOrder]): PageSource {
+  switch (r.view) {
+    case "shared":
+      return (c, ps) => drive.shared(sort, c, Math.min(ps, 100));
+    case "pinned":
+      return () => drive.pinned();
+    case "trash":
+      return (c, ps) => drive.trash(c, Math.min(ps, 100));
+    case "search":
+      return (c, ps) => drive.search(r.q, r.type, c, Math.min(ps, 100));
+    default:
+      return (c, ps) => drive.list(r.folder, r.ss, sort, c, ps);
+  }
+}
+
+function download(url: string): void {
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = "";
+  a.click();
+}
+
+export function DrivePage(props: { r: DriveRoute }) {
+  const { r } = props;
+  const [sort, setSort] = useState<[SortBy, SortOrder]>(["name", "asc"]);
+  const sortable = r.view === "mine" || r.view === "shared";
+  const listing = useMemo(
+    () => new Listing(sourceOf(r, sort)),
+    [r.view, r.folder, r.ss, r.q, r.type, sort[0], sort[1]],
+  );
+  const [active, setActive] = useState(-1);
+  const [anchor, setAnchor] = useState(-1);
+  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  const [renaming, setRenaming] = useState<number | null>(null);
+  const [status, setStatus] = useState("");
+  const [crumbs, setCrumbs] = useState<Crumb[] | null>(null);
+  const [help, setHelp] = useState(false);
+  const list = useRef<HTMLDivElement>(null);
+  const search = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    setActive(-1);
+    setSelected(new Set());
+    setRenaming(null);
+    setStatus("");
+    listing.more();
+  }, [listing]);
+
+  // The folder's own name and the path above it, for the heading and the breadcrumbs.
+  useEffect(() => {
+    setCrumbs(null);
+    if (r.view !== "mine" || !r.folder) return;
+    drive.details(r.folder, r.ss).then(
+      (d) => setCrumbs([...d.path, { resourceSeq: d.resourceSeq, name: d.name }]),
+      (err) => setStatus(t("error", (err as Error).message)),
+    );
+  }, [r.view, r.folder, r.ss]);
+
+  const rows = listing.rows.value;
+  const title = r.folder && crumbs ? crumbs[crumbs.length - 1].name : t(TITLES[r.view]);
+  useEffect(() => {
+    document.title = `${title} · Drive`;
+  }, [title]);
+
+  // `/` and `?` work anywhere on the page except while typing.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const el = e.target as HTMLElement;
+      if (el.closest("input, select, textarea, dialog") || e.ctrlKey || e.metaKey) return;
+      if (e.key === "/") {
+        e.preventDefault();
+        search.current?.focus();
+      } else if (e.key === "?") {
+        e.preventDefault();
+        setHelp(true);
+      }
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
+
+  const targets = (): Row[] => {
+    const picked = rows.filter((row) => selected.has(row.rs));
+    if (picked.length) return picked;
+    return active >= 0 && rows[active] ? [rows[active]] : [];
+  };
+  const fail = (err: unknown) => setStatus(t("error", (err as Error).message));
+  const refocus = () => list.current?.focus({ preventScroll: true });
+
+  const open = (row: Row) => {
+    if (r.view === "trash") return;
+    if (row.type === "FOLDER") {
+      // Own rows carry no owner, or the caller's own seq (pins of own folders).
+      const own = row.ss === undefined || row.ss === me.value?.userSeq ||
+        r.view === "mine" && !r.ss;
+      navigate(drivePath({ folder: row.rs, ss: own ? undefined : row.ss }));
+    } else drive.downloadUrl(row).then(download, fail);
+  };
+
+  const up = () => {
+    if (r.view !== "mine" || !r.folder) return;
+    const parent = crumbs && crumbs.length > 1 ? crumbs[crumbs.length - 2] : null;
+    if (parent) navigate(drivePath({ folder: parent.resourceSeq, ss: r.ss }));
+    else navigate(drivePath({ view: r.ss ? "shared" : "mine" }));
+  };
+
+  const trash = async () => {
+    const picked = targets();
+    if (!picked.length) return;
+    const done = new Set<number>();
+    try {
+      for (const row of picked) {
+        if (r.view === "trash") {
+          if (!confirm(t("confirmPurge", row.name))) break;
+          await drive.purge(row.rs);
+        } else await drive.moveToTrash(row);
+        done.add(row.rs);
+      }
+    } catch (err) {
+      fail(err);
+    }
+    if (!done.size) return;
+    listing.remove(done);
+    setSelected(new Set());
+    setActive((a) => Math.min(a, listing.rows.value.length - 1));
+    if (r.view === "trash") setStatus(t("purged", picked[0].name));
+    else {
+      setStatus(done.size === 1 ? t("trashed", picked[0].name) : t("trashedMany", done.size));
+    }
+    refocus();
+  };
+
+  const restore = async () => {
+    const picked = targets();
+    const done = new Set<number>();
+    try {
+      for (const row of picked) {
+        await drive.restore(row.rs);
+        done.add(row.rs);
+      }
+    } catch (err) {
+      fail(err);
+    }
+    if (!done.size) return;
+    listing.remove(done);
+    setSelected(new Set());
+    setStatus(t("restored", picked[0].name));
+    refocus();
+  };
+
+  const rename = async (row: Row, name: string | null) => {
+    if (renaming !== row.rs) return;
+    setRenaming(null);
+    refocus();
+    if (!name || name === row.name) return;
+    try {
+      const d = await drive.rename(row, name);
+      const applied = d?.name ?? name;
+      listing.update(row.rs, { name: applied });
+      setStatus(t("renamed", applied));
+    } catch (err) {
+      fail(err);
+    }
+  };
+
+  const createFolder = async (name: string) => {
+    try {
+      const d = await drive.newFolder(name, r.folder, r.ss);
+      listing.rows.value = [
+        { rs: d.resourceSeq, name, type: "FOLDER", size: 0, updatedAt: new Date().toISOString() },
+        ...listing.rows.value,
+      ];
+      setActive(0);
+      setSelected(new Set([d.resourceSeq]));
+      setStatus(t("created", name));
+      refocus();
+      return true;
+    } catch (err) {
+      fail(err);
+      return false;
+    }
+  };
+
+  const moveTo = (to: number, extend: boolean) => {
+    setActive(to);
+    if (extend && anchor >= 0) {
+      const [a, b] = anchor < to ? [anchor, to] : [to, anchor];
+      setSelected(new Set(rows.slice(a, b + 1).map((x) => x.rs)));
+    } else {
+      setAnchor(to);
+      setSelected(new Set([rows[to].rs]));
+    }
+  };
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    const pageRows = Math.max(
+      1,
+      Math.floor(
+        (list.current?.parentElement?.clientHeight ?? 440) /
+          ROW_HEIGHT,
+      ) - 1,
+    );
+    const action = listKey(e, active, rows.length, pageRows);
+    if (!action) return;
+    e.preventDefault();
+    switch (action.kind) {
+      case "move":
+        return moveTo(action.to, action.extend);
+      case "open":
+        return rows[active] && open(rows[active]);
+      case "up":
+        return up();
+      case "trash":
+        return void trash();
+      case "rename":
+        if (r.view !== "trash" && rows[active]) setRenaming(rows[active].rs);
+        return;
+      case "selectAll":
+        return setSelected(new Set(rows.map((x) => x.rs)));
+      case "clear":
+        return setSelected(new Set());
+      case "toggle": {
+        const next = new Set(selected);
+        const rs = rows[active].rs;
+        if (next.has(rs)) next.delete(rs);
+        else next.add(rs);
+        return setSelected(next);
+      }
+    }
+  };
+
+  const picked = targets();
+  const one = picked.length === 1 ? picked[0] : null;
+  const done = listing.done.value;
+  const emptyText = r.view === "trash" ? "emptyTrash" : r.view === "search" ? "noHits" : "empty";
+  return (
+    <div class="drive">
+      <ViewNav r={r} />
+      <div class="drive-main">
+        <div class="drive-tools">
+          <SearchBox r={r} inputRef={search} />
+          {r.view === "mine" && <NewFolderForm onCreate={createFolder} />}
+        </div>
+        {r.view === "mine" && r.folder ? <Breadcrumbs crumbs={crumbs} ss={r.ss} /> : null}
+        <div class="drive-head">
+          <h1>{title}</h1>
+          <div class="actions" role="group" aria-label={t("files")}>
+            {r.view === "trash"
+              ? (
+                <>
+                  <button type="button" class="button" disabled={!picked.length} onClick={restore}>
+                    {t("restore")}
+                  </button>
+                  <button
+                    type="button"
+                    class="button danger"
+                    disabled={!picked.length}
+                    onClick={trash}
+                  >
+                    {t("deleteForever")}
+                  </button>
+                </>
+              )
+              : (
+                <>
+                  <button
+                    type="button"
+                    class="button"
+                    disabled={!one}
+                    onClick={() => one && drive.downloadUrl(one).then(download, fail)}
+                  >
+                    {one?.type === "FOLDER" ? t("downloadZip") : t("download")}
+                  </button>
+                  <button
+                    type="button"
+                    class="button"
+                    disabled={!one}
+                    onClick={() => one && setRenaming(one.rs)}
+                  >
+                    {t("rename")}
+                  </button>
+                  <button type="button" class="button" disabled={!picked.length} onClick={trash}>
+                    {t("moveToTrash")}
+                  </button>
+                </>
+              )}
+            <button
+              type="button"
+              class="button"
+              aria-keyshortcuts="?"
+              onClick={() => setHelp(true)}
+            >
+              {t("shortcuts")}
+            </button>
+          </div>
+        </div>
+        <SortBar sort={sortable ? sort : null} onSort={setSort} view={r.view} />
+        <VirtualList
+          count={rows.length}
+          active={active}
+          label={title}
+          multiselectable
+          listRef={list}
+          onKeyDown={onKeyDown}
+          onRange={(_first, last) => {
+            if (!done && last + PREFETCH_ROWS >= rows.length) listing.more();
+          }}
+          row={(i, style) => (
+            <RowView
+              key={rows[i].rs}
+              row={rows[i]}
+              index={i}
+              setSize={done ? rows.length : -1}
+              selected={selected.has(rows[i].rs)}
+              active={i === active}
+              renaming={renaming === rows[i].rs}
+              style={style}
+              onPick={(index, e) => {
+                if (e.ctrlKey || e.metaKey) {
+                  const next = new Set(selected);
+                  next.has(rows[index].rs) ? next.delete(rows[index].rs) : next.add(rows[index].rs);
+                  setSelected(next);
+                  setActive(index);
+                } else moveTo(index, e.shiftKey);
+                refocus();
+              }}
+              onOpen={(index) => open(rows[index])}
+              onRename={rename}
+            />
+          )}
+        />
+        <p class="drive-status" role="status">
+          {listing.loading.value && !rows.length
+            ? t("loading")
+            : listing.error.value
+            ? t("error", listing.error.value)
+            : status
+            ? status
+            : done && !rows.length
+            ? t(emptyText)
+            : [
+              done
+                ? (rows.length === 1 ? t("oneItem") : t("items", rows.length))
+                : t("more", rows.length),
+              selected.size ? t("selected", selected.size) : "",
+            ].filter(Boolean).join(" · ")}
+        </p>
+      </div>
+      {help && <ShortcutSheet onClose={() => setHelp(false)} />}
+    </div>
+  );
+}
