@@ -12,6 +12,9 @@ import { warnOfUnmetFreeSpace } from "./api/ops/readiness.ts";
 import { warnOfOpenMetrics } from "./api/ops/routes.ts";
 import { openFsBlobStore } from "./blobs/fs.ts";
 import { openKvBlobStore } from "./blobs/kv.ts";
+import { openS3BlobStore } from "./blobs/s3.ts";
+import { openS3Client } from "./blobs/s3_client.ts";
+import { s3Settings } from "./config/storage.ts";
 import { openWriteLeases } from "./blobs/leases.ts";
 import { type BlobStore, clearAbandonedWrites } from "./blobs/store.ts";
 import { spaceGuard } from "./blobs/reserve.ts";
@@ -23,7 +26,7 @@ import { openIdentityCache } from "./kv/identity/cache.ts";
 import { runMigrations } from "./kv/migrations/migrations.ts";
 import { openEventLog } from "./kv/events/runtime.ts";
 import { startWebhookWorker, webhookFanoutHook } from "./kv/events/webhook_queue.ts";
-import { blobStoreKeys } from "./kv/keys.ts";
+import { blobStoreKeys, s3StoreKeys } from "./kv/keys.ts";
 import { removeExpiredUploads } from "./kv/tree/uploads.ts";
 import { repeatEvery } from "./lib/repeat.ts";
 import { scheduleRetention } from "./kv/lifecycle/retention.ts";
@@ -76,7 +79,10 @@ async function openStores(config: Config): Promise<{ kv: Deno.Kv; blobs: BlobSto
     // New bytes stop DRIVE_KV_RESERVE_BYTES short of a full disk, so KV commits (trash, purge,
     // the audit of reads) still find room; a KV on another machine has no disk here to spare.
     const reserveBytes = config.kvReserveBytes;
-    const blobs = config.blobStore === "fs"
+    // S3: the bucket's own limits apply; the bytes are on no disk of this machine.
+    const blobs = config.blobStore === "s3"
+      ? openS3BlobStore(kv, openS3Client(await s3Settings(config)), s3StoreKeys, leases)
+      : config.blobStore === "fs"
       ? await openFsBlobStore(`${config.dataDir}/blobs`, leases, { reserveBytes })
       : openKvBlobStore(kv, blobStoreKeys, leases, {
         room: kvLocation(config.kvPath) === "file"

@@ -2,7 +2,7 @@
  * Runtime configuration, read once from the environment (see ../shared/spec/runtime-and-admin.md).
  *
  * Every variable is declared once, in VARIABLES: its name, default, parser (zod), meaning and
- * what Deno Deploy needs of it. Its rows live in config/ by subject (process, connections,
+ * what Deno Deploy needs of it. Its rows live in config/ by subject (process, storage, connections,
  * service, accounts) and are put together here in one table. From that table come `readConfig`, the `Config` type, the
  * README's configuration table (scripts/gen_config_docs.ts; config_test.ts fails when it is
  * stale) and `deno task admin config` (`effectiveConfig`, secrets masked).
@@ -14,17 +14,21 @@ import { CONNECTION_VARIABLES } from "./config/connections.ts";
 import { SERVICE_VARIABLES } from "./config/service.ts";
 import { ACCOUNT_VARIABLES } from "./config/accounts.ts";
 import { PREVIEW_VARIABLES } from "./config/previews.ts";
+import { missingS3Setting, STORAGE_VARIABLES } from "./config/storage.ts";
 
 export { LOG_LEVELS, type LogLevelName } from "./config/connections.ts";
 export { PROTOCOL_MAX_DOC_BYTES } from "./config/service.ts";
 
-export class ConfigError extends Error {}
+// Declared beside the rows, so a row's own helpers (config/storage.ts) can throw it too.
+import { ConfigError } from "./config/variable.ts";
+export { ConfigError };
 
 type Env = Record<string, string | undefined>;
 
 /** Every variable, in the order defaults may refer to earlier ones; keyed by its Config field. */
 export const VARIABLES = {
   ...PROCESS_VARIABLES,
+  ...STORAGE_VARIABLES,
   ...CONNECTION_VARIABLES,
   ...SERVICE_VARIABLES,
   ...ACCOUNT_VARIABLES,
@@ -56,6 +60,8 @@ export function usesDataDir(config: Pick<Config, "kvPath" | "blobStore">): boole
 
 /** Rules between variables, checked once every one parsed. */
 function checkTogether(c: Config): void {
+  const s3 = missingS3Setting(c);
+  if (s3) throw new ConfigError(s3);
   // A lease must reach several renewals ahead, or one slow renewal (a busy KV) would make a
   // live write look abandoned.
   if (c.writeLeaseExpiryMs < 3 * c.writeLeaseRenewMs) {

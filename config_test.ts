@@ -65,7 +65,11 @@ Deno.test("invalid values are refused with the variable named", () => {
     // Bug: an invalid HOST reached Deno.listen, whose URIError was a stack trace (exit 1).
     { HOST: "not a host" },
     { HOST: "drive.example.com:8000" },
+    { DRIVE_BLOB_STORE: "s4" },
+    // s3 without its endpoint, bucket or credentials.
     { DRIVE_BLOB_STORE: "s3" },
+    { DRIVE_BLOB_STORE: "s3", DRIVE_S3_ENDPOINT: "http://127.0.0.1:9000" },
+    { DRIVE_S3_ENDPOINT: "ftp://x", DRIVE_BLOB_STORE: "s3", DRIVE_S3_BUCKET: "b" },
     { DRIVE_PROVIDER_MAX_DOC_BYTES: "314572801" },
     { DRIVE_OFFICE_STRICT_USER: "maybe" },
     { DRIVE_PUBLIC_URL: "not a url" },

@@ -96,7 +96,7 @@ function newWriterId(): string {
 export function openWriteLeases(
   kv: Deno.Kv,
   keyOf: LeaseKeyOf,
-  store: "fs" | "kv",
+  store: "fs" | "kv" | "s3",
   timing: LeaseTiming = DEFAULT_LEASE_TIMING,
 ): WriteLeases {
   const expireIn = timing.expiryMs * KV_EXPIRY_FACTOR;

@@ -1,5 +1,5 @@
 /**
- * Where file bytes live. Two back ends (`fs`, `kv`) implement this one interface and pass the
+ * Where file bytes live. Three back ends (`fs`, `kv`, `s3`) implement this one interface and pass the
  * same contract tests (blobs/store_test.ts). Metadata (which blob is a file's content)
  * lives in KV resources; a blob becomes visible only when a resource record points at it.
  */
@@ -35,7 +35,7 @@ export interface StoredBlob {
 }
 
 export interface BlobStore {
-  readonly kind: "fs" | "kv";
+  readonly kind: "fs" | "kv" | "s3";
   /** Streams `body` into a new blob, hashing as it goes. On any failure nothing is left behind. */
   write(
     body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,

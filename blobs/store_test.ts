@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { KV_CHUNK } from "./kv.ts";
 import { LeaseLostError } from "./leases.ts";
-import { type Fixture, fixture, testEachKind } from "./store_fixtures.ts";
+import { type Fixture, fixture, KINDS, testEachKind } from "./store_fixtures.ts";
 import {
   BlobNotFoundError,
   BlobSizeMismatchError,
@@ -84,6 +84,9 @@ contract("the empty blob", async ({ store }) => {
   assert.equal(info.size, 0);
   assert.equal(info.sha256, sha(new Uint8Array(0)));
   assert.equal((await readAll(await store.read(info.blobId))).byteLength, 0);
+  // An empty range (a zero-length file's bytes for a download or a ZIP entry).
+  const none = await store.read(info.blobId, { start: 0, end: -1 });
+  assert.equal((await readAll(none)).byteLength, 0);
   const exact = await store.write(pieces(new Uint8Array(0), 1), { expectedSize: 0, maxBytes: 0 });
   assert.equal(exact.size, 0);
 });
@@ -206,15 +209,20 @@ function writerScript(f: Fixture): string {
   return `
     import { openFsBlobStore } from ${url("./fs.ts")};
     import { openKvBlobStore } from ${url("./kv.ts")};
+    import { openS3BlobStore } from ${url("./s3.ts")};
+    import { openS3Client } from ${url("./s3_client.ts")};
     import { openWriteLeases } from ${url("./leases.ts")};
-    import { blobStoreKeys } from ${url("../kv/keys.ts")};
+    import { blobStoreKeys, s3StoreKeys } from ${url("../kv/keys.ts")};
     const kv = await Deno.openKv(${JSON.stringify(f.kvPath)});
     const leases = openWriteLeases(kv, blobStoreKeys.lease, "${f.kind}", {
       renewMs: 100,
       expiryMs: 3000,
     });
+    const s3 = ${JSON.stringify(f.s3 ?? null)};
     const store = "${f.kind}" === "fs"
       ? await openFsBlobStore(${JSON.stringify(f.dir)}, leases)
+      : s3
+      ? openS3BlobStore(kv, openS3Client(s3), s3StoreKeys, leases)
       : openKvBlobStore(kv, blobStoreKeys, leases);
     const body = new ReadableStream({ start(c) { c.enqueue(new Uint8Array(${2 * MiB})); } });
     store.write(body);
@@ -222,81 +230,93 @@ function writerScript(f: Fixture): string {
   `;
 }
 
-for (const kind of ["fs", "kv"] as const) {
-  Deno.test(`write leases: a write killed mid-way is abandoned once its lease lapses, not before; a dry run finds what the real run removes [${kind}]`, async () => {
-    const f = await fixture(kind);
-    try {
-      const child = new Deno.Command(Deno.execPath(), {
-        args: ["eval", "--unstable-kv", writerScript(f)],
-        stdout: "null",
-        stderr: "null",
-      }).spawn();
-      await until("the killed writer's first bytes", async () => (await f.leftovers()) > 0);
-      child.kill("SIGKILL");
-      await child.status;
-      const left = await f.leftovers();
+for (const kind of KINDS) {
+  // s3: one server for the file outlives each test (store_fixtures.ts).
+  const t = (name: string) =>
+    kind === "s3" ? { name, sanitizeOps: false, sanitizeResources: false } : { name };
+  Deno.test(
+    t(`write leases: a write killed mid-way is abandoned once its lease lapses, not before; a dry run finds what the real run removes [${kind}]`),
+    async () => {
+      const f = await fixture(kind);
+      try {
+        const child = new Deno.Command(Deno.execPath(), {
+          args: ["eval", "--unstable-kv", writerScript(f)],
+          stdout: "null",
+          stderr: "null",
+        }).spawn();
+        await until("the killed writer's first bytes", async () => (await f.leftovers()) > 0);
+        child.kill("SIGKILL");
+        await child.status;
+        const left = await f.leftovers();
 
-      // Its lease was renewed moments ago: it cannot be told from a live write yet.
-      assert.equal(await clearAbandonedWrites(f.store, { dryRun: true }), 0);
-      await until(
-        "the lease to lapse",
-        async () => (await clearAbandonedWrites(f.store, { dryRun: true })) > 0,
-      );
-      assert.equal(await clearAbandonedWrites(f.store, { dryRun: true }), 1);
-      assert.equal(await f.leftovers(), left, "a dry run removes nothing");
-      assert.equal(await clearAbandonedWrites(f.store, { dryRun: false }), 1);
-      assert.equal(
-        await f.leftovers(),
-        0,
-        "the temp file, or the chunks and their marker, are gone",
-      );
-      assert.equal(await clearAbandonedWrites(f.store, { dryRun: false }), 0);
-    } finally {
-      await f.close();
-    }
-  });
-
-  Deno.test(`write leases: a live write stalled far past its lease period is not touched by another instance, and completes [${kind}]`, async () => {
-    // The writer promises its lease for 800 ms at a time (a renewal timer a loaded machine runs
-    // late must not make it lapse); the write stalls until the lease was renewed a whole period
-    // past where the first one reached.
-    const f = await fixture(kind, { renewMs: 100, expiryMs: 800 });
-    try {
-      const other = await f.another();
-      const { bytes, finish, writing } = await stalledWrite(f, 12);
-      await outliveWriterLease(f.kv);
-      assert.equal(await clearAbandonedWrites(other, { dryRun: true }), 0);
-      assert.equal(await clearAbandonedWrites(other, { dryRun: false }), 0);
-      finish();
-      const info = await writing;
-      assert.deepEqual(await readAll(await other.read(info.blobId)), bytes);
-      assert.equal(await clearAbandonedWrites(other, { dryRun: true }), 0);
-    } finally {
-      await f.close();
-    }
-  });
-
-  Deno.test(`write leases: a write whose writer's lease lapsed (a paused process) is swept, then fails and publishes nothing [${kind}]`, async () => {
-    // Renewals far apart, so the test can make the lease look lapsed between two of them (as a
-    // process paused for longer than its lease reaches would).
-    const f = await fixture(kind, { renewMs: 60_000, expiryMs: 180_000 });
-    try {
-      const other = await f.another();
-      const { finish, writing } = await stalledWrite(f, 13);
-      for await (const e of f.kv.list<{ expiresAt: number }>({ prefix: ["blob_lease"] })) {
-        await f.kv.atomic().set(e.key, { ...e.value, expiresAt: Date.now() - 1 }).commit();
+        // Its lease was renewed moments ago: it cannot be told from a live write yet.
+        assert.equal(await clearAbandonedWrites(f.store, { dryRun: true }), 0);
+        await until(
+          "the lease to lapse",
+          async () => (await clearAbandonedWrites(f.store, { dryRun: true })) > 0,
+        );
+        assert.equal(await clearAbandonedWrites(f.store, { dryRun: true }), 1);
+        assert.equal(await f.leftovers(), left, "a dry run removes nothing");
+        assert.equal(await clearAbandonedWrites(f.store, { dryRun: false }), 1);
+        assert.equal(
+          await f.leftovers(),
+          0,
+          "the temp file, or the chunks and their marker, are gone",
+        );
+        assert.equal(await clearAbandonedWrites(f.store, { dryRun: false }), 0);
+      } finally {
+        await f.close();
       }
-      assert.equal(await clearAbandonedWrites(other, { dryRun: false }), 1);
-      finish();
-      await assert.rejects(writing, LeaseLostError);
-      assert.equal(await f.leftovers(), 0);
-      let blobs = 0;
-      for await (const _ of other.list()) blobs++;
-      assert.equal(blobs, 0, "no blob over removed bytes");
-    } finally {
-      await f.close();
-    }
-  });
+    },
+  );
+
+  Deno.test(
+    t(`write leases: a live write stalled far past its lease period is not touched by another instance, and completes [${kind}]`),
+    async () => {
+      // The writer promises its lease for 800 ms at a time (a renewal timer a loaded machine runs
+      // late must not make it lapse); the write stalls until the lease was renewed a whole period
+      // past where the first one reached.
+      const f = await fixture(kind, { renewMs: 100, expiryMs: 800 });
+      try {
+        const other = await f.another();
+        const { bytes, finish, writing } = await stalledWrite(f, 12);
+        await outliveWriterLease(f.kv);
+        assert.equal(await clearAbandonedWrites(other, { dryRun: true }), 0);
+        assert.equal(await clearAbandonedWrites(other, { dryRun: false }), 0);
+        finish();
+        const info = await writing;
+        assert.deepEqual(await readAll(await other.read(info.blobId)), bytes);
+        assert.equal(await clearAbandonedWrites(other, { dryRun: true }), 0);
+      } finally {
+        await f.close();
+      }
+    },
+  );
+
+  Deno.test(
+    t(`write leases: a write whose writer's lease lapsed (a paused process) is swept, then fails and publishes nothing [${kind}]`),
+    async () => {
+      // Renewals far apart, so the test can make the lease look lapsed between two of them (as a
+      // process paused for longer than its lease reaches would).
+      const f = await fixture(kind, { renewMs: 60_000, expiryMs: 180_000 });
+      try {
+        const other = await f.another();
+        const { finish, writing } = await stalledWrite(f, 13);
+        for await (const e of f.kv.list<{ expiresAt: number }>({ prefix: ["blob_lease"] })) {
+          await f.kv.atomic().set(e.key, { ...e.value, expiresAt: Date.now() - 1 }).commit();
+        }
+        assert.equal(await clearAbandonedWrites(other, { dryRun: false }), 1);
+        finish();
+        await assert.rejects(writing, LeaseLostError);
+        assert.equal(await f.leftovers(), 0);
+        let blobs = 0;
+        for await (const _ of other.list()) blobs++;
+        assert.equal(blobs, 0, "no blob over removed bytes");
+      } finally {
+        await f.close();
+      }
+    },
+  );
 }
 
 Deno.test("write leases: leftovers of versions before leases go by their age", async () => {

@@ -35,8 +35,9 @@ export const PROCESS_VARIABLES = {
     name: "DRIVE_BLOB_STORE",
     default: (ctx) => ctx.onDenoDeploy ? "kv" : "fs",
     shownDefault: "`fs` (`kv` on Deno Deploy)",
-    parse: oneOf(["fs", "kv"]),
-    about: "`fs` = files under `DRIVE_DATA_DIR/blobs`, `kv` = 63 KiB chunks inside Deno KV",
+    parse: oneOf(["fs", "kv", "s3"]),
+    about: "`fs` = files under `DRIVE_DATA_DIR/blobs`, `kv` = 63 KiB chunks inside Deno KV, " +
+      "`s3` = objects in an S3 bucket (`DRIVE_S3_*`)",
   },
   secretsKey: {
     name: "DRIVE_SECRETS_KEY",

@@ -4,6 +4,9 @@
  */
 import type { z } from "zod";
 
+/** A setting that cannot be used: main.ts prints its message in one line and exits with 2. */
+export class ConfigError extends Error {}
+
 /** What a default may depend on: variables above it in the table, and where the process runs. */
 export interface DefaultContext {
   /** The effective value of an earlier variable, as text. */

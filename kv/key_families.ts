@@ -363,8 +363,23 @@ export const FAMILIES = {
   },
   blob_lease: {
     owner: "blobs/leases.ts",
-    shape: "[blob_lease, fs or kv, writerId]",
+    shape: "[blob_lease, fs or kv or s3, writerId]",
     value: "WriterLease (renewed while the writer's writes run; expireIn)",
+  },
+  s3_pending: {
+    owner: "blobs/s3.ts",
+    shape: "[s3_pending, blobId]",
+    value: "S3PendingWrite (before the object's first byte is sent; gone once it is complete)",
+  },
+  s3_stage: {
+    owner: "blobs/s3_staging.ts",
+    shape: "[s3_stage, blobId]",
+    value: "S3StageMarker (a tus stage of the s3 store, until sealed or discarded)",
+  },
+  s3_stage_chunk: {
+    owner: "blobs/s3_staging.ts",
+    shape: "[s3_stage_chunk, blobId, n]",
+    value: "S3StageChunk (63 KiB of a stage's bytes)",
   },
 } as const satisfies Record<string, Family>;
 

@@ -141,6 +141,10 @@ export const blobChunkKey = (blobId: string, n?: number) => key("blob_chunk", bl
 export const blobPendingKey = (blobId?: string) => key("blob_pending", ...opt(blobId));
 export const blobLeaseKey = (store?: string, writerId?: string) =>
   key("blob_lease", ...opt(store), ...opt(writerId));
+export const s3PendingKey = (blobId?: string) => key("s3_pending", ...opt(blobId));
+export const s3StageKey = (blobId?: string) => key("s3_stage", ...opt(blobId));
+export const s3StageChunkKey = (blobId: string, n?: number) =>
+  key("s3_stage_chunk", blobId, ...opt(n));
 /**
  * What the blob stores need (`lease` for blobs/leases.ts); boot() hands it over, so the byte
  * stores import nothing from kv/.
@@ -149,6 +153,13 @@ export const blobStoreKeys = {
   blob: blobKey,
   chunk: blobChunkKey,
   pending: blobPendingKey,
+  lease: blobLeaseKey,
+};
+/** What the s3 blob store keeps in KV (blobs/s3.ts): its pending writes and its tus stages. */
+export const s3StoreKeys = {
+  pending: s3PendingKey,
+  stage: s3StageKey,
+  stageChunk: s3StageChunkKey,
   lease: blobLeaseKey,
 };
 

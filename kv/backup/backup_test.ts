@@ -8,10 +8,14 @@ import { createHash } from "node:crypto";
 import { openFsBlobStore } from "../../blobs/fs.ts";
 import { openKvBlobStore } from "../../blobs/kv.ts";
 import { openWriteLeases } from "../../blobs/leases.ts";
+import { openS3BlobStore } from "../../blobs/s3.ts";
+import { openS3Client } from "../../blobs/s3_client.ts";
+import { s3Settings } from "../../config/storage.ts";
+import { sharedS3Server } from "../../tests/helpers/s3_server.ts";
 import type { BlobStore } from "../../blobs/store.ts";
 import { readConfig } from "../../config.ts";
 import { createDeps, type Deps } from "../deps.ts";
-import { blobStoreKeys, lockKey, restoreMarkerKey } from "../keys.ts";
+import { blobStoreKeys, lockKey, restoreMarkerKey, s3StoreKeys } from "../keys.ts";
 import { domainTest, newFile, newFolder, newShare, newUser } from "../testing.ts";
 import { isSkippedKey, REPLACEABLE_ON_TARGET } from "./format.ts";
 import { restoreBackup, type RestoreMarker } from "./restore.ts";
@@ -31,12 +35,26 @@ function memorySink() {
 const streamOf = (bytes: Uint8Array) => ReadableStream.from([bytes]);
 
 /** An empty target on a fresh `:memory:` KV with the given blob store. */
-async function emptyTarget(kind: "fs" | "kv"): Promise<Deps & { done(): Promise<void> }> {
+async function emptyTarget(kind: "fs" | "kv" | "s3"): Promise<Deps & { done(): Promise<void> }> {
   const kv = await Deno.openKv(":memory:");
   const dir = await Deno.makeTempDir({ prefix: "restore-target-" });
-  const config = readConfig({ DRIVE_KV: ":memory:", DRIVE_BLOB_STORE: kind, DRIVE_DATA_DIR: dir });
+  // s3: a fresh bucket on the file's one SeaweedFS (tests/helpers/s3_server.ts).
+  const s3 = kind === "s3" ? await sharedS3Server() : null;
+  const config = readConfig({
+    DRIVE_KV: ":memory:",
+    DRIVE_BLOB_STORE: kind,
+    DRIVE_DATA_DIR: dir,
+    ...(s3 ? s3.env(await s3.newBucket()) : {}),
+  });
   const blobs: BlobStore = kind === "fs"
     ? await openFsBlobStore(`${dir}/blobs`, openWriteLeases(kv, blobStoreKeys.lease, "fs"))
+    : kind === "s3"
+    ? openS3BlobStore(
+      kv,
+      openS3Client(await s3Settings(config)),
+      s3StoreKeys,
+      openWriteLeases(kv, blobStoreKeys.lease, "s3"),
+    )
     : openKvBlobStore(kv, blobStoreKeys);
   return {
     ...createDeps(config, { kv, blobs }),
@@ -121,6 +139,40 @@ for (const target of ["kv", "fs"] as const) {
     }
   });
 }
+
+// The s3 store across stores: kv -> s3, then that s3 store's own backup -> fs. One SeaweedFS for
+// the file outlives the test, so the op and resource sanitizers are off.
+Deno.test({
+  name: "a kv-store backup restores into an s3 store exactly, and its backup into an fs store",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const kv = await Deno.openKv(":memory:");
+  const source = createDeps(readConfig({ DRIVE_KV: ":memory:", DRIVE_BLOB_STORE: "kv" }), {
+    kv,
+    blobs: openKvBlobStore(kv, blobStoreKeys),
+  });
+  const onS3 = await emptyTarget("s3");
+  const onFs = await emptyTarget("fs");
+  try {
+    await seed(source);
+    const first = memorySink();
+    await writeBackup(source, first.stream);
+    assert.equal((await restoreBackup(onS3, streamOf(first.bytes()))).blobs, 2);
+    assert.equal(onS3.blobs.kind, "s3");
+    assert.deepEqual(await comparableState(onS3), await comparableState(source));
+    const second = memorySink();
+    const manifest = await writeBackup(onS3, second.stream);
+    assert.equal(manifest.blobs, 2);
+    assert.equal(manifest.blobBytes, 200_000);
+    assert.equal((await restoreBackup(onFs, streamOf(second.bytes()))).blobs, 2);
+    assert.deepEqual(await comparableState(onFs), await comparableState(source));
+  } finally {
+    await onFs.done();
+    await onS3.done();
+    kv.close();
+  }
+});
 
 async function countAll(kv: Deno.Kv): Promise<number> {
   let n = 0;

@@ -27,6 +27,9 @@ import {
   blobLeaseKey,
   blobPendingKey,
   migrationKey,
+  s3PendingKey,
+  s3StageChunkKey,
+  s3StageKey,
   schemaVersionKey,
 } from "../keys.ts";
 
@@ -53,7 +56,7 @@ export interface BackupHeader {
   schemaVersion: number;
   createdAt: string;
   source: {
-    blobStore: "fs" | "kv";
+    blobStore: "fs" | "kv" | "s3";
     /** How the KV part was read (docs/operations.md, Backup and restore). */
     kvSnapshot: SnapshotMode;
   };
@@ -141,6 +144,11 @@ const SKIPPED_FAMILIES: ReadonlySet<Deno.KvKeyPart> = new Set([
   blobChunkKey("")[0],
   blobPendingKey()[0],
   blobLeaseKey()[0],
+  // The s3 store's running writes and tus stages (their uploads are not carried either, as the
+  // kv store's stages under blob_pending are not).
+  s3PendingKey()[0],
+  s3StageKey()[0],
+  s3StageChunkKey("")[0],
 ]);
 
 export function isSkippedKey(key: Deno.KvKey): boolean {
