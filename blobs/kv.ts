@@ -5,7 +5,7 @@
  * (blobs/leases.ts); the commit that writes the record deletes the marker. A marker whose
  * writer's lease lapsed was left, with its chunks, by a process that died mid-write.
  */
-import { kvStaging } from "./kv_staging.ts";
+import { deleteListed, kvStaging } from "./kv_staging.ts";
 import { type LeaseKeyOf, LeaseLostError, openWriteLeases, type WriteLeases } from "./leases.ts";
 import {
   type AbandonedWrite,
@@ -252,19 +252,4 @@ export function openKvBlobStore(
       }
     },
   };
-}
-
-/** Deletes every key `selector` lists, in commits that stay below KV's per-commit limits. */
-async function deleteListed(kv: Deno.Kv, selector: Deno.KvListSelector): Promise<void> {
-  let batch = kv.atomic();
-  let n = 0;
-  for await (const entry of kv.list(selector)) {
-    batch.delete(entry.key);
-    if (++n === 500) {
-      await batch.commit();
-      batch = kv.atomic();
-      n = 0;
-    }
-  }
-  if (n > 0) await batch.commit();
 }

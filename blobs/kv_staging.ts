@@ -192,3 +192,18 @@ export function kvStaging(ctx: KvStageContext): StageMethods {
     },
   };
 }
+
+/** Deletes every key `selector` lists, in commits that stay below KV's per-commit limits. */
+export async function deleteListed(kv: Deno.Kv, selector: Deno.KvListSelector): Promise<void> {
+  let batch = kv.atomic();
+  let n = 0;
+  for await (const entry of kv.list(selector)) {
+    batch.delete(entry.key);
+    if (++n === 500) {
+      await batch.commit();
+      batch = kv.atomic();
+      n = 0;
+    }
+  }
+  if (n > 0) await batch.commit();
+}

@@ -209,3 +209,23 @@ export function openWriteLeases(
     },
   };
 }
+
+/**
+ * Removes an abandoned write: its marker is marked taken first, so a writer that was only paused
+ * can no longer clear it and publish what `cleanup` removes; then `cleanup`, then the marker. A
+ * sweep dying half-way leaves it taken, and the next sweep finishes. False: the marker changed
+ * meanwhile (its writer came back), nothing removed.
+ */
+export async function removeTakenWrite<T extends object>(
+  kv: Deno.Kv,
+  marker: Deno.KvEntry<T>,
+  cleanup: () => Promise<void>,
+): Promise<boolean> {
+  const res = await kv.atomic().check(marker).set(marker.key, { ...marker.value, taken: true })
+    .commit();
+  if (!res.ok) return false;
+  await cleanup();
+  await kv.atomic().check({ key: marker.key, versionstamp: res.versionstamp }).delete(marker.key)
+    .commit();
+  return true;
+}

@@ -18,7 +18,7 @@
  */
 import { openS3Staging, type S3StageKeys } from "./s3_staging.ts";
 import type { S3Client } from "./s3_client.ts";
-import { type LeaseKeyOf, LeaseLostError, type WriteLeases } from "./leases.ts";
+import { type LeaseKeyOf, LeaseLostError, removeTakenWrite, type WriteLeases } from "./leases.ts";
 import {
   type AbandonedWrite,
   type BlobInfo,
@@ -237,17 +237,11 @@ export function openS3BlobStore(
         const blobId = e.key[1] as string;
         yield {
           writeId: blobId,
-          async remove() {
-            // Taken first: a writer that was only paused can no longer clear its marker and
-            // publish the object removed here. A sweep dying half-way leaves it taken.
-            const res = await kv.atomic().check(e).set(e.key, { ...mark, taken: true }).commit();
-            if (!res.ok) return false;
-            if (mark.uploadId) await s3.abortMultipart(objectKey(blobId), mark.uploadId);
-            await s3.delete(objectKey(blobId));
-            await kv.atomic().check({ key: e.key, versionstamp: res.versionstamp }).delete(e.key)
-              .commit();
-            return true;
-          },
+          remove: () =>
+            removeTakenWrite(kv, e, async () => {
+              if (mark.uploadId) await s3.abortMultipart(objectKey(blobId), mark.uploadId);
+              await s3.delete(objectKey(blobId));
+            }),
         };
       }
       yield* staging.abandoned();

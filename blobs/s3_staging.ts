@@ -13,7 +13,8 @@
  * durable offset tus needs (`onDurable`), and an expired stage is found by the same sweep. The
  * price is one more pass over the bytes at seal and ~16 KV writes per MiB while staging.
  */
-import { kvStaging } from "./kv_staging.ts";
+import { deleteListed, kvStaging } from "./kv_staging.ts";
+import { removeTakenWrite } from "./leases.ts";
 import {
   type AbandonedWrite,
   type BlobInfo,
@@ -85,19 +86,7 @@ export function openS3Staging(ctx: S3StagingContext): {
     });
   }
 
-  async function deleteListed(selector: Deno.KvListSelector): Promise<void> {
-    let batch = kv.atomic();
-    let n = 0;
-    for await (const entry of kv.list(selector)) {
-      batch.delete(entry.key);
-      if (++n === 500) {
-        await batch.commit();
-        batch = kv.atomic();
-        n = 0;
-      }
-    }
-    if (n > 0) await batch.commit();
-  }
+  const deleteAll = (selector: Deno.KvListSelector) => deleteListed(kv, selector);
 
   const staging = kvStaging({
     kv,
@@ -108,7 +97,7 @@ export function openS3Staging(ctx: S3StagingContext): {
     // Never written: sealing is done below, into the bucket.
     record: () => null,
     readChunks,
-    deleteListed,
+    deleteListed: deleteAll,
   });
 
   return {
@@ -134,7 +123,7 @@ export function openS3Staging(ctx: S3StagingContext): {
           await ctx.drop(blobId).catch(() => {});
           throw new StageNotFoundError(stageId);
         }
-        await deleteListed({ prefix: keys.stageChunk(blobId) });
+        await deleteAll({ prefix: keys.stageChunk(blobId) });
         return { blobId, size: info.size, sha256: info.sha256 };
       },
     },
@@ -146,14 +135,8 @@ export function openS3Staging(ctx: S3StagingContext): {
         const blobId = e.key[1] as string;
         yield {
           writeId: blobId,
-          async remove() {
-            const res = await kv.atomic().check(e).set(e.key, { ...mark, taken: true }).commit();
-            if (!res.ok) return false;
-            await deleteListed({ prefix: keys.stageChunk(blobId) });
-            await kv.atomic().check({ key: e.key, versionstamp: res.versionstamp }).delete(e.key)
-              .commit();
-            return true;
-          },
+          remove: () =>
+            removeTakenWrite(kv, e, () => deleteAll({ prefix: keys.stageChunk(blobId) })),
         };
       }
     },
