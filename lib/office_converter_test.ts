@@ -8,12 +8,10 @@ import assert from "node:assert/strict";
 import { ConverterBusyError, openOfficeConverter } from "./office_converter.ts";
 
 const DOCX = new URL("../static/templates/en-US/blank.docx", import.meta.url);
-const probe = openOfficeConverter({
-  soffice: "/usr/bin/soffice",
-  workers: 1,
-  queue: 0,
-  timeoutMs: 1,
-});
+/** A pool of one worker on the system's soffice; the tests vary only its queue and limit. */
+const oneWorker = (queue: number, timeoutMs: number) =>
+  openOfficeConverter({ soffice: "/usr/bin/soffice", workers: 1, queue, timeoutMs });
+const probe = oneWorker(0, 1);
 const ignore = !probe.available && !Deno.env.get("CI");
 await probe.close();
 
@@ -22,12 +20,7 @@ Deno.test({
   ignore,
   async fn() {
     const docx = await Deno.readFile(DOCX);
-    const busy = openOfficeConverter({
-      soffice: "/usr/bin/soffice",
-      workers: 1,
-      queue: 0,
-      timeoutMs: 60_000,
-    });
+    const busy = oneWorker(0, 60_000);
     try {
       const [first, second] = await Promise.allSettled([
         busy.convert(docx, "docx"),
@@ -43,12 +36,7 @@ Deno.test({
     }
 
     // 1 ms is less than any LibreOffice start: the limit fires, the worker is stopped.
-    const slow = openOfficeConverter({
-      soffice: "/usr/bin/soffice",
-      workers: 1,
-      queue: 4,
-      timeoutMs: 1,
-    });
+    const slow = oneWorker(4, 1);
     try {
       assert.equal(await slow.convert(docx, "docx"), null);
     } finally {

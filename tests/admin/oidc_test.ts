@@ -16,6 +16,7 @@ import {
   type TestOidcProvider,
 } from "../helpers/oidc_provider.ts";
 import { ssoWithFetch } from "../helpers/oidc_login.ts";
+import { invite } from "../helpers/browser_session.ts";
 import { issuerProblem, safeReturnTo } from "../../kv/identity/oidc_flow.ts";
 import { findUserByEmail } from "../../kv/identity/users.ts";
 import { verifySession } from "../../kv/identity/sessions.ts";
@@ -236,14 +237,8 @@ Deno.test("oidc: a wrong nonce or audience is refused; a rotated key is accepted
 Deno.test("oidc: an SSO-only tenant's users cannot sign in with a password", async () => {
   await withServer(async (server) => {
     const tenant = await server.admin.createTenant("Acme");
-    const user = await server.admin.call("POST", "/users", {
-      tenantId: tenant.id,
-      accountId: "dora",
-      email: "dora@acme.test",
-      name: "Dora",
-    });
-    const invite = await server.admin.call("POST", `/users/${user.body.userSeq}/invitations`, {});
-    const token = new URL(invite.body.url).hash.split("/").pop();
+    const user = await server.admin.createUser(tenant.id, "dora", { name: "Dora" });
+    const token = await invite(server.admin, user.userSeq);
     const password = "copper-meadow-lantern-58";
     const account = (path: string, body: unknown) =>
       fetch(`${server.url}/api/account/v1${path}`, {

@@ -5,7 +5,7 @@
  * gets 401. Screenshots go to tests/browser/artifacts/ (app-*.png).
  */
 import assert from "node:assert/strict";
-import { browserTest } from "./helpers.ts";
+import { browserTest, submit } from "./helpers.ts";
 import type { TestServer } from "../helpers/server.ts";
 
 const PASSWORD = "amber-orchid-falcon-2931";
@@ -39,14 +39,8 @@ browserTest(
   "app: invitation → password → sign in → app password works with curl → revoked → 401",
   async ({ page, server, screenshot }) => {
     const tenant = await server.admin.createTenant("Acme");
-    const user = await server.admin.call("POST", "/users", {
-      tenantId: tenant.id,
-      accountId: "dana",
-      email: "dana@acme.test",
-      name: "Dana Acme",
-    });
-    assert.equal(user.status, 201, JSON.stringify(user.body));
-    const invite = await server.admin.call("POST", `/users/${user.body.userSeq}/invitations`, {
+    const user = await server.admin.createUser(tenant.id, "dana", { name: "Dana Acme" });
+    const invite = await server.admin.call("POST", `/users/${user.userSeq}/invitations`, {
       kind: "invitation",
     });
     assert.equal(invite.status, 201, JSON.stringify(invite.body));
@@ -63,14 +57,16 @@ browserTest(
     await page.getByRole("heading", { level: 1, name: "Welcome to Drive" }).waitFor();
     await page.getByText("Dana Acme").waitFor();
     const setForm = page.getByRole("form", { name: "Set your password" });
-    await setForm.getByLabel("New password").fill("short");
-    await setForm.getByLabel("Repeat the password").fill("short");
-    await setForm.getByRole("button", { name: "Set password and sign in" }).click();
+    const setPassword = (password: string) =>
+      submit(
+        setForm,
+        { "New password": password, "Repeat the password": password },
+        "Set password and sign in",
+      );
+    await setPassword("short");
     await setForm.getByText("Use at least 12 characters.").waitFor();
     await screenshot("app-invitation");
-    await setForm.getByLabel("New password").fill(PASSWORD);
-    await setForm.getByLabel("Repeat the password").fill(PASSWORD);
-    await setForm.getByRole("button", { name: "Set password and sign in" }).click();
+    await setPassword(PASSWORD);
     await page.getByRole("heading", { level: 1, name: "My account" }).waitFor();
     assert.equal(new URL(page.url()).pathname, "/account");
     assert.equal(new URL(page.url()).hash, "", "the token left the address bar");
@@ -79,13 +75,12 @@ browserTest(
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { level: 1, name: "Sign in to Drive" }).waitFor();
     const signIn = page.getByRole("form", { name: "Sign in with a password" });
-    await signIn.getByLabel("Account id or e-mail").fill("dana");
-    await signIn.getByLabel("Password").fill("not the password at all");
-    await signIn.getByRole("button", { name: "Sign in" }).click();
+    const signInAs = (password: string) =>
+      submit(signIn, { "Account id or e-mail": "dana", "Password": password }, "Sign in");
+    await signInAs("not the password at all");
     await signIn.getByText("Wrong account or password").waitFor();
     await screenshot("app-signin-refused");
-    await signIn.getByLabel("Password").fill(PASSWORD);
-    await signIn.getByRole("button", { name: "Sign in" }).click();
+    await signInAs(PASSWORD);
     await page.getByRole("heading", { level: 1, name: "My drive" }).waitFor();
     await page.getByText("Dana Acme", { exact: true }).waitFor();
     await screenshot("app-home");

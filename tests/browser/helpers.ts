@@ -134,6 +134,16 @@ export async function signIn(page: Page, server: TestServer, token = ADMIN_TOKEN
   await page.getByRole("navigation", { name: "Console sections" }).waitFor();
 }
 
+/** Fills the labelled fields of a form (or page) in order, then clicks its `button`. */
+export async function submit(
+  form: Pick<Page, "getByLabel" | "getByRole">,
+  fields: Record<string, string>,
+  button: string,
+): Promise<void> {
+  for (const [label, value] of Object.entries(fields)) await form.getByLabel(label).fill(value);
+  await form.getByRole("button", { name: button }).click();
+}
+
 /** Opens a console page through its navigation link. */
 export async function openSection(page: Page, title: string): Promise<void> {
   await page.getByRole("navigation", { name: "Console sections" })

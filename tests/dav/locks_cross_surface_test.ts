@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { type ApiUser, newApiUser } from "../helpers/api.ts";
 import type { JsonResponse } from "../helpers/http.ts";
 import { newProviderAdapter } from "../helpers/provider.ts";
+import type { ProviderHostClient } from "../../provider/host/client.ts";
 import { type TestServer, withServer, withTwoServersOnOneKv } from "../helpers/server.ts";
 import { assertLocked, dav, davLock, LOCKINFO, put, UUID } from "./locks_helpers.ts";
 
@@ -158,13 +159,30 @@ Deno.test("two processes on one KV see each other's WebDAV locks", async () => {
   });
 });
 
-Deno.test("a WebDAV folder lock refuses the provider's put of a document inside", async () => {
+/**
+ * Runs `fn` with a document provider's client on alice's drive, where /Team/doc.docx (made
+ * through the provider) sits under alice's depth-infinity WebDAV lock on /Team/ (`token`).
+ */
+async function withProviderUnderLock(
+  fn: (t: {
+    server: TestServer;
+    alice: ApiUser;
+    client: ProviderHostClient;
+    token: string;
+  }) => Promise<void>,
+) {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
     const { client } = await newProviderAdapter(server, "host", { userSeq: alice.userSeq });
     assert.ok((await client.mkdir([], "Team")).ok);
     assert.ok((await client.put(["Team", "doc.docx"], enc("v1"))).ok);
     const token = await davLock(server, alice, "/Team/", "infinity");
+    await fn({ server, alice, client, token });
+  });
+}
+
+Deno.test("a WebDAV folder lock refuses the provider's put of a document inside", async () => {
+  await withProviderUnderLock(async ({ server, alice, client, token }) => {
     assert.equal((await client.put(["Team", "doc.docx"], enc("v2"))).status, 409);
     assert.equal((await client.lock(["Team", "doc.docx"], "session-1")).status, 409);
     const unlock = await dav(server, alice, "UNLOCK", "/Team/", {
@@ -205,8 +223,7 @@ async function apiMembershipChanges(
 Deno.test("a depth-infinity WebDAV lock on a folder refuses the API's creates, renames and moves in it", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const team = await alice.newFolder("Team");
-    const sub = await alice.newFolder("Sub", team);
+    const [team, sub] = await alice.newFolderPath("Team", "Sub");
     const a = await alice.newFile("a.txt", "a", sub);
     const out = await alice.newFolder("Out");
     const b = await alice.newFile("b.txt", "b", out);
@@ -238,8 +255,7 @@ Deno.test("a depth-infinity WebDAV lock on a folder refuses the API's creates, r
 Deno.test("a depth-0 WebDAV lock on a folder refuses API creates in it, not deeper", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const team = await alice.newFolder("Team");
-    const sub = await alice.newFolder("Sub", team);
+    const [team, sub] = await alice.newFolderPath("Team", "Sub");
     await davLock(server, alice, "/Team/", "0");
     const created = await alice.call("POST", "/folders", { fn: "New", pfs: team });
     assert.deepEqual(outcomes({ created }), { created: "409 RESOURCE_010" });
@@ -249,12 +265,7 @@ Deno.test("a depth-0 WebDAV lock on a folder refuses API creates in it, not deep
 });
 
 Deno.test("a WebDAV folder lock refuses the provider's mkdir, rename and delete inside it", async () => {
-  await withServer(async (server) => {
-    const alice = await newApiUser(server, "alice");
-    const { client } = await newProviderAdapter(server, "host", { userSeq: alice.userSeq });
-    assert.ok((await client.mkdir([], "Team")).ok);
-    assert.ok((await client.put(["Team", "doc.docx"], enc("v1"))).ok);
-    const token = await davLock(server, alice, "/Team/", "infinity");
+  await withProviderUnderLock(async ({ server, alice, client, token }) => {
     assert.deepEqual({
       mkdir: (await client.mkdir(["Team"], "Sub")).status,
       "put new": (await client.put(["Team", "new.docx"], enc("v1"))).status,

@@ -41,8 +41,7 @@ async function assertListingMatches(user: ApiUser, pfs: number | null, names: st
 Deno.test("listings equal the items' metadata after renames, moves, new content and trash", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const docs = await alice.newFolder("Docs");
-    const sub = await alice.newFolder("Sub", docs);
+    const [docs, sub] = await alice.newFolderPath("Docs", "Sub");
     const a = await alice.newFile("a.txt", "one", docs);
     const b = await alice.newFile("b.txt", "two two", docs);
     await assertListingMatches(alice, docs, ["Sub", "a.txt", "b.txt"]);

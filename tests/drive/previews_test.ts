@@ -72,78 +72,80 @@ async function viewPdf(user: ApiUser, rs: number): Promise<Uint8Array> {
   return bytes;
 }
 
-/** Runs `fn` on a server whose LibreOffice workers are stopped at the end. */
-function withPreviewServer(fn: (server: TestServer) => Promise<void>) {
-  return withServer(async (server) => {
-    try {
-      await fn(server);
-    } finally {
-      await server.deps.officeConverter.close();
-    }
+/**
+ * A test that needs LibreOffice (skipped without it, unless CI): `fn` runs with alice on a
+ * server whose LibreOffice workers are stopped at the end.
+ */
+function officeTest(name: string, fn: (server: TestServer, alice: ApiUser) => Promise<void>) {
+  Deno.test({
+    name,
+    ignore: ignoreOffice,
+    fn: () =>
+      withServer(async (server) => {
+        try {
+          await fn(server, await newApiUser(server, "alice"));
+        } finally {
+          await server.deps.officeConverter.close();
+        }
+      }),
   });
 }
 
-Deno.test({
-  name: "view: every shipped template and an uploaded document become PDFs with pages, cached",
-  ignore: ignoreOffice,
-  fn: () =>
-    withPreviewServer(async (server) => {
-      const alice = await newApiUser(server, "alice");
-      const names: string[] = [];
-      for (const lang of ["ko-KR", "en-US"]) {
-        for await (const entry of Deno.readDir(new URL(`${lang}/`, TEMPLATES))) {
-          names.push(`${lang}/${entry.name}`);
-        }
+officeTest(
+  "view: every shipped template and an uploaded document become PDFs with pages, cached",
+  async (server, alice) => {
+    const names: string[] = [];
+    for (const lang of ["ko-KR", "en-US"]) {
+      for await (const entry of Deno.readDir(new URL(`${lang}/`, TEMPLATES))) {
+        names.push(`${lang}/${entry.name}`);
       }
-      names.sort();
-      assert.ok(names.length >= 8, names.join());
-      for (const name of names) {
-        // POST /documents stores exactly these files (tests/drive/documents_test.ts).
-        const bytes = await Deno.readFile(new URL(name, TEMPLATES));
-        const rs = await alice.newFile(name.replace("/", "-"), bytes);
-        if (name.endsWith(".txt")) {
-          // Text is its own preview: shown as text, never sent to LibreOffice.
-          const res = await alice.fetch(`/files/${rs}/view`);
-          assert.equal(res.headers.get("content-type"), "text/plain; charset=utf-8");
-          assert.deepEqual(new Uint8Array(await res.arrayBuffer()), bytes);
-          continue;
-        }
-        assert.ok((await pdfPages(await viewPdf(alice, rs))) >= 1, name);
+    }
+    names.sort();
+    assert.ok(names.length >= 8, names.join());
+    for (const name of names) {
+      // POST /documents stores exactly these files (tests/drive/documents_test.ts).
+      const bytes = await Deno.readFile(new URL(name, TEMPLATES));
+      const rs = await alice.newFile(name.replace("/", "-"), bytes);
+      if (name.endsWith(".txt")) {
+        // Text is its own preview: shown as text, never sent to LibreOffice.
+        const res = await alice.fetch(`/files/${rs}/view`);
+        assert.equal(res.headers.get("content-type"), "text/plain; charset=utf-8");
+        assert.deepEqual(new Uint8Array(await res.arrayBuffer()), bytes);
+        continue;
       }
+      assert.ok((await pdfPages(await viewPdf(alice, rs))) >= 1, name);
+    }
 
-      // A document written here, uploaded through the API, with text on two pages.
-      const rtf = "{\\rtf1\\ansi First page\\page Second page}";
-      const uploaded = await alice.newFile("notes.rtf", rtf);
-      const before = server.deps.officeConverter.conversions;
-      const pdf = await viewPdf(alice, uploaded);
-      assert.equal(await pdfPages(pdf), 2);
-      assert.equal(server.deps.officeConverter.conversions, before + 1);
+    // A document written here, uploaded through the API, with text on two pages.
+    const rtf = "{\\rtf1\\ansi First page\\page Second page}";
+    const uploaded = await alice.newFile("notes.rtf", rtf);
+    const before = server.deps.officeConverter.conversions;
+    const pdf = await viewPdf(alice, uploaded);
+    assert.equal(await pdfPages(pdf), 2);
+    assert.equal(server.deps.officeConverter.conversions, before + 1);
 
-      // The second view is the cached rendition: the same bytes, no conversion.
-      const again = await viewPdf(alice, uploaded);
-      assert.deepEqual(again, pdf);
-      assert.equal(server.deps.officeConverter.conversions, before + 1);
-      const records = await Array.fromAsync(server.kv.list({ prefix: renditionKey() }));
-      assert.equal(records.length, names.filter((n) => !n.endsWith(".txt")).length + 1);
-    }),
-});
+    // The second view is the cached rendition: the same bytes, no conversion.
+    const again = await viewPdf(alice, uploaded);
+    assert.deepEqual(again, pdf);
+    assert.equal(server.deps.officeConverter.conversions, before + 1);
+    const records = await Array.fromAsync(server.kv.list({ prefix: renditionKey() }));
+    assert.equal(records.length, names.filter((n) => !n.endsWith(".txt")).length + 1);
+  },
+);
 
-Deno.test({
-  name: "view: a damaged document is 422 PREVIEW_001, not a 500, and the server goes on",
-  ignore: ignoreOffice,
-  fn: () =>
-    withPreviewServer(async (server) => {
-      const alice = await newApiUser(server, "alice");
-      const broken = await alice.newFile("broken.docx", "PK\x03\x04 this is no zip at all");
-      await assertErrorAnswer(await alice.fetch(`/files/${broken}/view`), 422, "PREVIEW_001");
-      assert.equal(
-        (await Array.fromAsync(server.kv.list({ prefix: renditionKey() }))).length,
-        0,
-      );
-      const good = await alice.newFile("ok.rtf", "{\\rtf1 fine}");
-      assert.equal(await pdfPages(await viewPdf(alice, good)), 1);
-    }),
-});
+officeTest(
+  "view: a damaged document is 422 PREVIEW_001, not a 500, and the server goes on",
+  async (server, alice) => {
+    const broken = await alice.newFile("broken.docx", "PK\x03\x04 this is no zip at all");
+    await assertErrorAnswer(await alice.fetch(`/files/${broken}/view`), 422, "PREVIEW_001");
+    assert.equal(
+      (await Array.fromAsync(server.kv.list({ prefix: renditionKey() }))).length,
+      0,
+    );
+    const good = await alice.newFile("ok.rtf", "{\\rtf1 fine}");
+    assert.equal(await pdfPages(await viewPdf(alice, good)), 1);
+  },
+);
 
 Deno.test("thumbnail: the size asked for, cached; a non-image is 422 PREVIEW_003", async () => {
   await withServer(async (server) => {

@@ -18,8 +18,7 @@ async function trashSeqs(user: ApiUser): Promise<number[]> {
 Deno.test("trash lists top-level items with pages; restore goes back to the old folder", async () => {
   await withServer(async (server) => {
     const alice = await newApiUser(server, "alice");
-    const docs = await alice.newFolder("Docs");
-    const sub = await alice.newFolder("Sub", docs);
+    const [docs, sub] = await alice.newFolderPath("Docs", "Sub");
     const inSub = await alice.newFile("deep.txt", "deep", sub);
     const loose = await alice.newFile("loose.txt", "l", docs);
     const rootFiles: number[] = [];

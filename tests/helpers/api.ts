@@ -61,6 +61,13 @@ export class ApiUser {
     return res.body.data.resourceSeq;
   }
 
+  /** Folders each inside the one before, from the root: ("Team", "Sub") is /Team/Sub. */
+  async newFolderPath(...names: string[]): Promise<number[]> {
+    const seqs: number[] = [];
+    for (const name of names) seqs.push(await this.newFolder(name, seqs.at(-1)));
+    return seqs;
+  }
+
   /** POST /files into folder `pfs` (or the root); throws unless 201. Returns the resourceSeq. */
   async newFile(name: string, content: BlobPart, pfs?: number): Promise<number> {
     const res = await this.upload(name, content, pfs ? { pfs } : {});

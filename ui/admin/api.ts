@@ -42,6 +42,7 @@ import type { TenantDeletion, UserDeletion } from "../../api/admin/schemas/lifec
 import type { OidcSettingsAnswer, OidcSettingsRequest } from "../../api/admin/schemas/oidc.ts";
 import type { AdminRole, CreatedInvitation } from "../../api/admin/schemas/accounts.ts";
 import { adminSession, adminToken, signOut } from "./session.ts";
+import { ApiError } from "../shared/api_error.ts";
 
 // The shapes of the admin API are the server's own (api/admin/schemas/).
 // `import type` keeps server code out of the browser bundle; the pages take the types from here.
@@ -136,16 +137,7 @@ export type TestProblem =
   | { message?: string; code?: string; path?: string };
 
 /** An error answer of the admin API: {error, message, field?}. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-  }
-}
+export { ApiError };
 
 const BASE = "/admin/api";
 

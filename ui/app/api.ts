@@ -15,6 +15,8 @@ import type {
   SignedIn,
 } from "../../api/account/schemas/account.ts";
 
+import { ApiError } from "../shared/api_error.ts";
+
 export type { AccountUser, AppPassword, CreatedAppPassword, Invitation, SessionView, SignedIn };
 
 export const ACCOUNT_BASE = "/api/account/v1";
@@ -26,18 +28,7 @@ export interface SsoProvider {
   startUrl: string;
 }
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly field?: string,
-    /** Seconds to wait (Retry-After), when the server throttles. */
-    readonly retryAfter?: number,
-  ) {
-    super(message);
-  }
-}
+export { ApiError };
 
 /** The CSRF token of the current session (set by the store after sign-in or GET /me). */
 export interface CsrfSource {
@@ -46,20 +37,33 @@ export interface CsrfSource {
   lost(): void;
 }
 
+/**
+ * A JSON request in the session: the cookie rides along, and a change carries the CSRF token.
+ * The account and drive clients share it; each reads its own answer envelope.
+ */
+export function sessionFetch(
+  session: CsrfSource,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<Response> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const csrf = session.csrf();
+  if (method !== "GET" && csrf) headers["x-csrf-token"] = csrf;
+  return fetch(url, {
+    method,
+    headers,
+    credentials: "same-origin",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
 export class AccountApi {
   constructor(private readonly session: CsrfSource) {}
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: "application/json" };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    const csrf = this.session.csrf();
-    if (method !== "GET" && csrf) headers["x-csrf-token"] = csrf;
-    const res = await fetch(`${ACCOUNT_BASE}${path}`, {
-      method,
-      headers,
-      credentials: "same-origin",
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const res = await sessionFetch(this.session, method, `${ACCOUNT_BASE}${path}`, body);
     if (res.status === 204) return undefined as T;
     const data = await res.json().catch(() => null);
     if (!res.ok) {

@@ -6,6 +6,7 @@
 import { render } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { linkClick, navigate, NEEDS_SESSION, route } from "./router.ts";
+import { NavLinks } from "./nav_links.tsx";
 import { loadSession, locale, me, setLocale, signOut, t } from "./store.ts";
 import { type Locale, LOCALES } from "./messages.ts";
 import { SignInPage } from "./pages/signin.tsx";
@@ -27,28 +28,13 @@ function Header() {
     <header class="topbar">
       <a class="brand" href="/" onClick={(e) => linkClick(e, "/")}>Drive</a>
       {user && (
-        <nav aria-label="App sections">
-          <ul>
-            <li>
-              <a
-                href="/"
-                aria-current={page === "drive" ? "page" : undefined}
-                onClick={(e) => linkClick(e, "/")}
-              >
-                {t("myDrive")}
-              </a>
-            </li>
-            <li>
-              <a
-                href="/account"
-                aria-current={page === "account" ? "page" : undefined}
-                onClick={(e) => linkClick(e, "/account")}
-              >
-                {t("myAccount")}
-              </a>
-            </li>
-          </ul>
-        </nav>
+        <NavLinks
+          label="App sections"
+          links={[
+            { href: "/", label: t("myDrive"), current: page === "drive" },
+            { href: "/account", label: t("myAccount"), current: page === "account" },
+          ]}
+        />
       )}
       <label class="lang">
         <span class="visually-hidden">{t("language")}</span>

@@ -11,8 +11,8 @@ import type { TypeFilter } from "./drive/api.ts";
 
 export type DriveView = "mine" | "shared" | "pinned" | "trash" | "search";
 const VIEWS: readonly DriveView[] = ["mine", "shared", "pinned", "trash", "search"];
-const FILTERS: readonly TypeFilter[] = [
-  "",
+/** The type filters a search offers (the toolbar's choices; "" is "any type"). */
+export const TYPE_FILTERS: readonly Exclude<TypeFilter, "">[] = [
   "FOLDER",
   "document",
   "spreadsheet",
@@ -21,6 +21,7 @@ const FILTERS: readonly TypeFilter[] = [
   "image",
   "note",
 ];
+const FILTERS: readonly TypeFilter[] = ["", ...TYPE_FILTERS];
 
 export interface DriveRoute {
   page: "drive";

@@ -4,7 +4,7 @@
  * envelope `{result, data}`; a failure becomes an ApiError with the catalog code (docs/errors.md).
  * Only what the file browser calls is here; shapes are the server's, taken with `import type`.
  */
-import { ApiError, type CsrfSource } from "../api.ts";
+import { ApiError, type CsrfSource, sessionFetch } from "../api.ts";
 
 export const DRIVE_BASE = "/api/external/v1";
 
@@ -83,16 +83,7 @@ export class DriveApi {
 
   // deno-lint-ignore no-explicit-any
   private async call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: "application/json" };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    const csrf = this.session.csrf();
-    if (method !== "GET" && csrf) headers["x-csrf-token"] = csrf;
-    const res = await fetch(`${DRIVE_BASE}${path}`, {
-      method,
-      headers,
-      credentials: "same-origin",
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const res = await sessionFetch(this.session, method, `${DRIVE_BASE}${path}`, body);
     const env = await res.json().catch(() => null);
     if (!res.ok || env?.result === false) {
       if (res.status === 401) this.session.lost();

@@ -137,24 +137,40 @@ export function DrivePage(props: { r: DriveRoute }) {
     else navigate(drivePath({ view: r.ss ? "shared" : "mine" }));
   };
 
-  const trash = async () => {
-    const picked = targets();
-    if (!picked.length) return;
+  /**
+   * Acts on each picked row in turn, stopping at the first failure (shown) or when `act`
+   * answers false (the user declined); the rows done leave the listing and the selection.
+   */
+  const eachPicked = async (
+    picked: Row[],
+    act: (row: Row) => Promise<unknown>,
+  ): Promise<Set<number>> => {
     const done = new Set<number>();
     try {
       for (const row of picked) {
-        if (r.view === "trash") {
-          if (!confirm(t("confirmPurge", row.name))) break;
-          await drive.purge(row.rs);
-        } else await drive.moveToTrash(row);
+        if (await act(row) === false) break;
         done.add(row.rs);
       }
     } catch (err) {
       fail(err);
     }
+    if (done.size) {
+      listing.remove(done);
+      setSelected(new Set());
+    }
+    return done;
+  };
+
+  const trash = async () => {
+    const picked = targets();
+    if (!picked.length) return;
+    const done = await eachPicked(picked, async (row) => {
+      if (r.view === "trash") {
+        if (!confirm(t("confirmPurge", row.name))) return false;
+        await drive.purge(row.rs);
+      } else await drive.moveToTrash(row);
+    });
     if (!done.size) return;
-    listing.remove(done);
-    setSelected(new Set());
     setActive((a) => Math.min(a, listing.rows.value.length - 1));
     if (r.view === "trash") setStatus(t("purged", picked[0].name));
     else {
@@ -165,18 +181,10 @@ export function DrivePage(props: { r: DriveRoute }) {
 
   const restore = async () => {
     const picked = targets();
-    const done = new Set<number>();
-    try {
-      for (const row of picked) {
-        await drive.restore(row.rs);
-        done.add(row.rs);
-      }
-    } catch (err) {
-      fail(err);
-    }
+    const done = await eachPicked(picked, async (row) => {
+      await drive.restore(row.rs);
+    });
     if (!done.size) return;
-    listing.remove(done);
-    setSelected(new Set());
     setStatus(t("restored", picked[0].name));
     refocus();
   };

@@ -5,8 +5,16 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { TypeFilter } from "./api.ts";
-import { drivePath, type DriveRoute, type DriveView, linkClick, navigate } from "../router.ts";
+import {
+  drivePath,
+  type DriveRoute,
+  type DriveView,
+  linkClick,
+  navigate,
+  TYPE_FILTERS,
+} from "../router.ts";
 import { t } from "../store.ts";
+import { NavLinks } from "../nav_links.tsx";
 import type { MessageKey } from "../messages.ts";
 
 const SEARCH_DELAY_MS = 250;
@@ -16,37 +24,19 @@ const NAV: [DriveView, MessageKey][] = [
   ["pinned", "pinned"],
   ["trash", "trash"],
 ];
-const FILTERS: TypeFilter[] = [
-  "FOLDER",
-  "document",
-  "spreadsheet",
-  "presentation",
-  "pdf",
-  "image",
-  "note",
-];
 
 export function ViewNav(props: { r: DriveRoute }) {
   const current = props.r.view === "mine" && props.r.folder && props.r.ss ? "shared" : props.r.view;
   return (
-    <nav class="drive-nav" aria-label={t("views")}>
-      <ul>
-        {NAV.map(([view, label]) => {
-          const href = drivePath({ view });
-          return (
-            <li key={view}>
-              <a
-                href={href}
-                aria-current={current === view ? "page" : undefined}
-                onClick={(e) => linkClick(e, href)}
-              >
-                {t(label)}
-              </a>
-            </li>
-          );
-        })}
-      </ul>
-    </nav>
+    <NavLinks
+      class="drive-nav"
+      label={t("views")}
+      links={NAV.map(([view, label]) => ({
+        href: drivePath({ view }),
+        label: t(label),
+        current: current === view,
+      }))}
+    />
   );
 }
 
@@ -98,7 +88,7 @@ export function SearchBox(
         }}
       >
         <option value="">{t("allTypes")}</option>
-        {FILTERS.map((f) => <option key={f} value={f}>{t(f as MessageKey)}</option>)}
+        {TYPE_FILTERS.map((f) => <option key={f} value={f}>{t(f as MessageKey)}</option>)}
       </select>
     </form>
   );
