@@ -5,14 +5,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { TypeFilter } from "./api.ts";
-import {
-  drivePath,
-  type DriveRoute,
-  type DriveView,
-  linkClick,
-  navigate,
-  TYPE_FILTERS,
-} from "../router.ts";
+import { drivePath, type DriveRoute, type DriveView, navigate, TYPE_FILTERS } from "../router.ts";
 import { t } from "../store.ts";
 import { NavLinks } from "../nav_links.tsx";
 import type { MessageKey } from "../messages.ts";
