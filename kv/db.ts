@@ -67,20 +67,26 @@ export async function commitWithRetry<T>(
   return conflictError();
 }
 
+/**
+ * Checks one commit may carry on every KV this service runs on: denokv's limit (KV Connect,
+ * denokv_proto/limits.rs), where a KV file takes 100. Batched writes size their batches by it;
+ * writes that rely on a whole path check a per-drive stamp instead (kv/tree/tree_shape.ts).
+ */
+export const MAX_COMMIT_CHECKS = 10;
+
 /** Commits `op`, returning CONFLICT when a check failed. */
 export async function commit(op: Deno.AtomicOperation): Promise<true | typeof CONFLICT> {
   let res: Deno.KvCommitResult | Deno.KvCommitError;
   try {
     res = await op.commit();
   } catch (err) {
-    // denokv (KV Connect) takes at most 10 checks per commit where a KV file takes 100
-    // (denokv_proto/limits.rs). Locking, sharing and moving into a deep folder check every folder
-    // above, so past about 8 levels they exceed it: say so rather than answer 500.
+    // A commit past MAX_COMMIT_CHECKS on denokv: no write of ours builds one (each checks a fixed
+    // number of keys, or batches by the limit), so this is a bug; say what rather than 500.
     if (err instanceof Error && /too many checks/i.test(err.message)) {
       fail(
         "SERVICE_004",
-        "The folder tree above this item is deeper than the shared KV server checks in one " +
-          "commit (denokv: 10 checks); move the item higher up, or run on a KV file",
+        "This write checks more keys than the shared KV server takes in one commit (denokv: " +
+          "10 checks); nothing was written. Please report it: every write is meant to fit",
       );
     }
     throw err;

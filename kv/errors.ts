@@ -269,7 +269,8 @@ export const ERROR_CATALOG = {
   ),
   SERVICE_004: entry(
     409,
-    "The folder tree is too deep for one commit on the shared KV server (denokv's 10 checks)",
+    "A write checked more keys than the shared KV server takes in one commit (denokv: 10); " +
+      "nothing was written",
   ),
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

@@ -140,6 +140,11 @@ export const FAMILIES = {
     shape: "[lock_stamp, ownerSeq]",
     value: "ms of the owner's latest new lock",
   },
+  tree_shape: {
+    owner: "kv/tree/tree_shape.ts",
+    shape: "[tree_shape, ownerSeq]",
+    value: "ms of the owner's latest folder move, trash, restore or delete",
+  },
   lock_release: {
     owner: "kv/tree/locks.ts",
     shape: "[lock_release, releasedAt, rs]",

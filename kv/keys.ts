@@ -56,6 +56,7 @@ export const lockKey = (rs?: number) => key("lock", ...opt(rs));
 export const ownerLockKey = (ownerSeq: number, rs?: number) =>
   key("lock_owner", ownerSeq, ...opt(rs));
 export const lockStampKey = (ownerSeq: number) => key("lock_stamp", ownerSeq);
+export const treeShapeKey = (ownerSeq: number) => key("tree_shape", ownerSeq);
 export const lockReleaseKey = (releasedAt?: number, rs?: number) =>
   key("lock_release", ...opt(releasedAt), ...opt(rs));
 export const usageKey = (userSeq: number) => key("usage", userSeq);

@@ -10,7 +10,7 @@
  * job recorded and a consistent, smaller drive: the same call (or the retention job) finishes it.
  */
 import { dropDeadProps } from "../tree/dead_props.ts";
-import { commit, commitWithRetry, CONFLICT } from "../db.ts";
+import { commit, commitWithRetry, CONFLICT, MAX_COMMIT_CHECKS } from "../db.ts";
 import type { Deps } from "../deps.ts";
 import { fail } from "../errors.ts";
 import { deleteApiKeysOf } from "../identity/api_keys.ts";
@@ -37,6 +37,7 @@ import { forgetRecipient } from "../sharing/shared_list.ts";
 import { removeShare } from "../sharing/share_writes.ts";
 import { shareOfResource } from "../sharing/shares.ts";
 import { dropLockStamp } from "../tree/locks.ts";
+import { dropTreeShape } from "../tree/tree_shape.ts";
 import { listVersions } from "../tree/content_versions.ts";
 import type { Resource } from "../tree/resources.ts";
 import { searchKeyCount } from "../tree/search_index.ts";
@@ -46,9 +47,9 @@ import { deleteAdapter, listAdapters } from "../adapters/adapters.ts";
 import { dropJob, getJob, recordJob } from "./jobs.ts";
 import { firstOwned } from "./owned.ts";
 
-/** Per commit: under KV's 1000 mutations and 100 checks (usage takes one of each). */
+/** Per commit: under KV's 1000 mutations and denokv's checks (usage takes one of each). */
 const MAX_MUTATIONS = 900;
-const MAX_CHECKS = 90;
+const MAX_CHECKS = MAX_COMMIT_CHECKS - 2;
 /** Record, up to three index keys, lock and its owner entry, purge marker, event, its tick. */
 const PER_RESOURCE_MUTATIONS = 9;
 
@@ -140,6 +141,7 @@ export async function finishUserDeletion(d: Deps, user: User): Promise<UserDelet
     if (entry.value) dropUserRecords(op, entry as Deno.KvEntry<User>);
     dropUsage(op, usage, userSeq);
     dropLockStamp(op, userSeq);
+    dropTreeShape(op, userSeq);
     dropJob(op, "user_delete", userSeq);
     return (await commit(op)) === true ? undefined : CONFLICT;
   });

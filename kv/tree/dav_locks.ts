@@ -30,6 +30,7 @@ import {
 } from "./locks.ts";
 import { lockEntriesOf } from "./lock_record.ts";
 import { loadPath, type Resource } from "./resources.ts";
+import { readTreeShape } from "./tree_shape.ts";
 
 /** Seconds a WebDAV lock lasts when the LOCK names no Timeout. */
 export const DAV_LOCK_DEFAULT_S = 3600;
@@ -140,7 +141,13 @@ export function takeDavLock(kv: Deno.Kv, input: DavLockInput): Promise<DavLock> 
     const entries = await lockEntriesOf(kv, rss);
     const held = entries.flatMap((e, i) => applied(rss[i], e.value, i === 0 ? "all" : "infinity"));
     const wide = input.depth === "infinity" && resource.type === "FOLDER";
-    const stamp = wide ? await kv.get<number>(lockStampKey(resource.ownerSeq)) : null;
+    // The owner's lock stamp and tree shape stand for the locks and folders above (and, for a
+    // wide lock, below): a lock taken or a folder moved since rewrites one and retries this.
+    // Fixed checks however deep: denokv takes 10 per commit (kv/tree/tree_shape.ts).
+    const [stamp, shape] = await Promise.all([
+      kv.get<number>(lockStampKey(resource.ownerSeq)),
+      readTreeShape(kv, resource.ownerSeq),
+    ]);
     if (wide) held.push(...await locksInside(kv, resource));
     const clash = held.find((h) => !compatible(input.scope, h));
     if (clash) fail("RESOURCE_010", `The resource is locked by ${clash.record.holder}`);
@@ -164,9 +171,8 @@ export function takeDavLock(kv: Deno.Kv, input: DavLockInput): Promise<DavLock> 
       lockedAt: live ? cur!.lockedAt : now,
     });
     const op = kv.atomic().check({ key: resourceKey(input.rs), versionstamp: p.versionstamp })
-      .check(...entries);
+      .check(entries[0], stamp, shape);
     writeLockRecord(op, record, now);
-    if (stamp) op.check(stamp);
     if (cur && !isLive(cur)) appendLockEvent(op, "unlocked", resource, cur, "expired");
     if (!live) appendLockEvent(op, "locked", resource, record);
     return (await commit(op)) === true ? lock : CONFLICT;

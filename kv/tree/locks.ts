@@ -17,6 +17,7 @@ import { getResourceEntry, MAX_DEPTH, type Resource } from "./resources.ts";
 import { eventActor } from "../events/actor.ts";
 import { coversBelow, isLive, type Lock, lockEntriesOf } from "./lock_record.ts";
 import { appendEvent, eventResource } from "../events/log.ts";
+import { readTreeShape } from "./tree_shape.ts";
 
 export { type DavLock, isLive, liveDavLocks, type Lock } from "./lock_record.ts";
 
@@ -127,6 +128,9 @@ export function acquireLock(
   },
 ): Promise<Lock> {
   return commitWithRetry(async () => {
+    // The owner's tree shape and lock stamp stand for the folders above (a folder moved or
+    // trashed, or locked, since these reads rewrites one and sends this round again): two checks
+    // however deep the document sits (kv/tree/tree_shape.ts says why).
     const [res, cur] = await Promise.all([
       getResourceEntry(kv, input.rs),
       kv.get<Lock>(lockKey(input.rs)),
@@ -134,15 +138,17 @@ export function acquireLock(
     if (!res.value || res.value.trashedAt !== null) {
       fail("RESOURCE_002", `No file with seq ${input.rs}`);
     }
+    const [shape, stamp] = await Promise.all([
+      readTreeShape(kv, res.value.ownerSeq),
+      kv.get<number>(lockStampKey(res.value.ownerSeq)),
+    ]);
     assertNotLockedByOther(cur.value, input.owner);
-    // The folders above it, checked in the commit: a folder trashed or moved meanwhile sends
-    // this round again (and a trashed one refuses), the other half of readFolderLockGuard.
+    // The folders above it: a trashed one refuses (the other half of readFolderLockGuard).
     const ancestors = await readAncestorEntries(kv, res.value);
     if (ancestors.some((e) => e.value?.trashedAt != null)) {
       fail("RESOURCE_002", `File ${input.rs} is in a folder in the trash`);
     }
-    // A WebDAV depth-infinity lock on a folder above locks the document too (checked in the
-    // commit: a folder lock taken meanwhile sends this round again).
+    // A WebDAV depth-infinity lock on a folder above locks the document too.
     const above = await lockEntriesOf(kv, ancestors.map((e) => e.key[1] as number));
     const cover = above.find((e) => coversBelow(e.value));
     if (cover) fail("RESOURCE_010", `The document is locked by ${cover.value!.holder}`);
@@ -158,7 +164,7 @@ export function acquireLock(
     };
     // No expireIn: an ended lease stays until releaseExpiredLocks (or the next lock) reports
     // its end with an `unlocked` event; KV deleting it silently would leave no trace.
-    const op = kv.atomic().check(res, cur, ...ancestors, ...above).set(lockKey(input.rs), lock)
+    const op = kv.atomic().check(res, cur, shape, stamp).set(lockKey(input.rs), lock)
       .set(lockStampKey(res.value.ownerSeq), now)
       .set(ownerLockKey(res.value.ownerSeq, input.rs), true);
     if (cur.value && !isLive(cur.value)) {

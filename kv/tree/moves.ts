@@ -30,6 +30,7 @@ import { iterateChildren } from "./listing.ts";
 import { listVersions } from "./content_versions.ts";
 import { validateName } from "./names.ts";
 import { chargeUsage, readUsageEntry } from "./usage.ts";
+import { readTreeShape } from "./tree_shape.ts";
 
 /** Renames in place. NONE rejects a taken name (RESOURCE_003); AUTO picks "name (n)". */
 export function renameResource(
@@ -95,7 +96,10 @@ export function moveResource(d: Deps, input: MoveInput): Promise<Resource> {
       `No file or folder with seq ${input.rs}`,
     ]);
     assertNotLockedByOther(lock.value, input.lockOwner ?? null);
-    const op = d.kv.atomic().check(cur, lock);
+    // Read before the destination's chain: a folder moved or trashed since rewrites it, so the
+    // commit below fails and the walk is redone (no cycle, no landing in the trash).
+    const shape = await readTreeShape(d.kv, cur.value.ownerSeq);
+    const op = d.kv.atomic().check(cur, lock, shape);
     let depth = 0;
     if (input.destParentRs !== null) {
       const dest = await requireFolderEntry(d.kv, cur.value.ownerSeq, input.destParentRs);
@@ -111,7 +115,6 @@ export function moveResource(d: Deps, input: MoveInput): Promise<Resource> {
         if (entry.value.trashedAt !== null) {
           fail("RESOURCE_008", `Folder ${input.destParentRs} is in the trash`, "pfs");
         }
-        if (next !== input.destParentRs) op.check(entry);
         next = entry.value.parentRs;
         if (++depth > MAX_DEPTH) {
           fail("RESOURCE_014", `Folders may nest at most ${MAX_DEPTH} deep`, "pfs");
@@ -203,7 +206,8 @@ export async function moveFileToDrive(
     }
     // An open editor session writes back to this file; it must not change hands under it.
     assertNotLockedByOther(lock.value, input.lockOwner ?? null);
-    const [dest, versions, srcUsage, destUsage, ownShare] = await Promise.all([
+    const [shape, dest, versions, srcUsage, destUsage, ownShare] = await Promise.all([
+      readTreeShape(d.kv, destOwner.userSeq),
       requireFolderEntry(d.kv, destOwner.userSeq, input.destParentRs),
       listVersions(d.kv, input.rs),
       readUsageEntry(d.kv, cur.value.ownerSeq),
@@ -235,7 +239,8 @@ export async function moveFileToDrive(
       updatedAt: Date.now(),
       updatedBy: input.actorSeq,
     };
-    const op = d.kv.atomic().check(cur, lock, ownShare, ...leaves, ...joins);
+    // The destination drive's shape: a folder above the destination trashed meanwhile retries.
+    const op = d.kv.atomic().check(cur, lock, ownShare, shape, ...leaves, ...joins);
     if (dest) op.check(dest);
     chargeUsage(op, destUsage, destOwner.userSeq, bytes, destOwner.quotaBytes, "RESOURCE_015");
     chargeUsage(op, srcUsage, cur.value.ownerSeq, -bytes, Infinity, "RESOURCE_015");

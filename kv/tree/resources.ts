@@ -15,6 +15,7 @@ import { isoTime } from "../../lib/iso_time.ts";
 import { writeSearchTokens } from "./search_index.ts";
 import { nameKeyOf, numberedName } from "./names.ts";
 import { appendEvent, resourceEvent, type ResourceEventHint } from "../events/log.ts";
+import { writeTreeShape } from "./tree_shape.ts";
 
 export type ResourceType = "FILE" | "FOLDER";
 
@@ -40,7 +41,7 @@ export interface Resource {
   trashedAt: number | null;
 }
 
-/** Deep enough for any real tree, and keeps a move's ancestor checks under KV's 100 per commit. */
+/** Deep enough for any real tree; a move walks (reads) at most this many folders above. */
 export const MAX_DEPTH = 64;
 
 export const parentPart = (parentRs: number | null) => parentRs ?? 0;
@@ -89,6 +90,7 @@ export function writeResource(
   writeIndexEntries(op, before, after);
   writeSearchTokens(op, before, after);
   writeRecord(op, before, after);
+  writeTreeShape(op, before, after);
   // The change's event, in the same commit (kv/events/log.ts; docs/changes.md).
   const event = resourceEvent(before, after, actorSeq, hint);
   if (event) appendEvent(op, event);

@@ -9,7 +9,7 @@
  * a repeated purge finishes. Blobs are deleted after the commit that drops their versions.
  */
 import { dropDeadProps } from "./dead_props.ts";
-import { commit, commitWithRetry, CONFLICT } from "../db.ts";
+import { commit, commitWithRetry, CONFLICT, MAX_COMMIT_CHECKS } from "../db.ts";
 import type { Deps } from "../deps.ts";
 import { fail } from "../errors.ts";
 import { purgeMarkerKey } from "../keys.ts";
@@ -35,9 +35,9 @@ import { iterateChildren, iterateSubtree, listIndexPage, trashIndexPrefix } from
 import { searchKeyCount } from "./search_index.ts";
 import { chargeUsage, readUsageEntry } from "./usage.ts";
 
-/** Per purge commit: under KV's 1000 mutations and 100 checks (usage takes one of each). */
+/** Per purge commit: under KV's 1000 mutations and denokv's checks (usage takes one of each). */
 const PURGE_MAX_MUTATIONS = 900;
-const PURGE_MAX_CHECKS = 90;
+const PURGE_MAX_CHECKS = MAX_COMMIT_CHECKS - 2;
 /** Listings of a purged tree; another one is needed only when something raced into it. */
 const PURGE_MAX_PASSES = 5;
 /**
