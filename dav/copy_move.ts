@@ -6,7 +6,7 @@
  * collection never goes into itself (403).
  */
 import { copyFile } from "../kv/tree/content.ts";
-import { copyDeadProps, moveDeadPropMark } from "../kv/tree/dead_props.ts";
+import { copyDeadProps } from "../kv/tree/dead_props.ts";
 import { createFolder } from "../kv/tree/folders.ts";
 import { iterateChildren } from "../kv/tree/listing.ts";
 import { releaseDavLocksOn } from "../kv/tree/dav_locks.ts";
@@ -130,7 +130,6 @@ async function move(
       davFail(403, "A collection cannot move to another user's drive; copy it, then delete it");
     }
     await moveFileToDrive(ctx.d, { ...base, destOwnerSeq: to.ownerSeq, destParentRs: to.parentRs });
-    await moveDeadPropMark(ctx.d.kv, r.rs, r.ownerSeq, to.ownerSeq);
     if (r.name !== name) await rename();
     return;
   }

@@ -31,6 +31,7 @@ import { listVersions } from "./content_versions.ts";
 import { validateName } from "./names.ts";
 import { chargeUsage, readUsageEntry } from "./usage.ts";
 import { readTreeShape } from "./tree_shape.ts";
+import { moveDeadPropMark } from "./dead_props.ts";
 
 /** Renames in place. NONE rejects a taken name (RESOURCE_003); AUTO picks "name (n)". */
 export function renameResource(
@@ -196,7 +197,7 @@ export async function moveFileToDrive(
   const first = (await getResourceEntry(d.kv, input.rs)).value;
   if (first && first.ownerSeq === input.destOwnerSeq) return moveResource(d, input);
   const destOwner = await requireUser(d.kv, input.destOwnerSeq);
-  return commitWithRetry(async () => {
+  const moved = await commitWithRetry(async () => {
     const { cur, lock } = await readLiveEntries(d, input.rs, [
       "RESOURCE_002",
       `No file with seq ${input.rs}`,
@@ -247,6 +248,10 @@ export async function moveFileToDrive(
     writeResource(op, cur.value, next, input.actorSeq);
     return (await commit(op)) === true ? next : CONFLICT;
   });
+  // Its WebDAV dead properties stay keyed by rs; their listing mark is per owner. After the
+  // commit, since that commit already holds ten checks (denokv's limit, kv/db.ts).
+  if (first) await moveDeadPropMark(d.kv, input.rs, first.ownerSeq, moved.ownerSeq);
+  return moved;
 }
 
 /**

@@ -98,3 +98,29 @@ Deno.test("two shared roots of one name get distinct names: the owner's account 
     );
   });
 });
+
+Deno.test("a file moved through the API to another drive keeps its dead properties in listings", async () => {
+  await withServer(async (server) => {
+    const alice = await newApiUser(server, "alice");
+    const bob = await newApiUser(server, "bob", { tenantId: alice.tenantId });
+    const team = await alice.newFolder("Team");
+    const plan = await alice.newFile("plan.txt", "v1", team);
+    await alice.newShare({
+      rs: team,
+      st: "SPECIFIC_USERS",
+      ts: [{ us: bob.userSeq, ...shareFlags("cd", "ce") }],
+    });
+    const set = `<D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><a xmlns="urn:a">kept</a>` +
+      `</D:prop></D:set></D:propertyupdate>`;
+    const url = `${server.url}/dav/files/alice/Team/plan.txt`;
+    assert.equal(await statusOf(davAs(alice, "PROPPATCH", url, {}, set)), 207);
+    const mine = await bob.newFolder("Mine");
+    const moved = await bob.call("POST", `/files/${plan}/move`, { ss: alice.userSeq, pfs: mine });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    // Depth 1 allprop reads the dead properties through the owner's marks.
+    const listing = await davAs(bob, "PROPFIND", `${server.url}/dav/files/bob/Mine/`, {
+      depth: "1",
+    }, `<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>`);
+    assert.match(await listing.text(), /<z0:a xmlns:z0="urn:a">kept<\/z0:a>/);
+  });
+});
