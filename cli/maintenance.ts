@@ -154,11 +154,16 @@ export function addMaintenanceCommands(program: Command): void {
   program.command("backup")
     .description("write a consistent backup of all KV state and the referenced bytes to a file")
     .requiredOption("--out <file>", "the backup file to create (must not exist)")
+    .option(
+      "--kv-file <file>",
+      "with a remote KV: the KV server's own SQLite file (denokv --sqlite-path), copied at one " +
+        "point in time while every host writes (without it a busy remote KV fails the backup)",
+    )
     .option("--json", "print the backup manifest as JSON")
-    .action(async (opts: JsonOption & { out: string }) => {
+    .action(async (opts: JsonOption & { out: string; kvFile?: string }) => {
       const manifest = await withDeps((d) =>
         // Written to <out>.partial and renamed once verified: <out> is always a whole backup.
-        writeBackupFile(d, opts.out).catch((err) => {
+        writeBackupFile(d, opts.out, { kvFile: opts.kvFile }).catch((err) => {
           if (err instanceof Deno.errors.AlreadyExists) throw new CliExit(EXIT.usage, err.message);
           throw err;
         })

@@ -8,6 +8,9 @@
  *   in time, while writers go on (WAL). The copy is then read with the normal KV API, so no key
  *   decoding is needed. Each entry's expiry (not visible through the KV API) is read from the
  *   copy's `kv` table in the same key order and matched by versionstamp.
+ * - A remote KV whose server's own SQLite file is at hand (`denokv --sqlite-path`, same format):
+ *   the same copy of that file (`kvFile`, `admin backup --kv-file`), checked to be this service's
+ *   KV. The only consistent backup of a busy shared KV: several hosts write all the time.
  * - No file (`:memory:`, KV Connect): a verified scan. A first pass fingerprints every key and
  *   versionstamp; the pass that writes the backup fingerprints again. Every commit gives the keys
  *   it writes a new, higher versionstamp, so equal fingerprints mean no commit changed anything
@@ -21,6 +24,7 @@ import { DatabaseSync } from "node:sqlite";
 import { serialize } from "node:v8";
 import { type Config, kvLocation } from "../../config.ts";
 import {
+  adminTokenKey,
   downloadTokenKey,
   guessKey,
   guessRateKey,
@@ -28,6 +32,7 @@ import {
   jtiKey,
   linkAccessKey,
   lockKey,
+  schemaVersionKey,
   sessionKey,
 } from "../keys.ts";
 import { FORGET_AFTER_MS } from "../identity/guess_throttle.ts";
@@ -54,16 +59,33 @@ export interface Snapshot {
 export interface SnapshotOptions {
   /** Where the SQLite copy goes (as large as the KV file); default a new system temp dir. */
   tmpDir?: string;
+  /** A remote KV's own SQLite file (the denokv server's `--sqlite-path`), to copy instead. */
+  kvFile?: string;
 }
 
-export function takeSnapshot(
+export async function takeSnapshot(
   kv: Deno.Kv,
   config: Pick<Config, "kvPath">,
   opts: SnapshotOptions = {},
 ): Promise<Snapshot> {
-  return kvLocation(config.kvPath) === "file"
-    ? sqliteSnapshot(config.kvPath, opts)
-    : verifiedScan(kv);
+  if (kvLocation(config.kvPath) === "file") return await sqliteSnapshot(config.kvPath, opts);
+  if (opts.kvFile === undefined) return await verifiedScan(kv);
+  const snapshot = await sqliteSnapshot(opts.kvFile, opts);
+  // A file of another KV would back up the wrong data without a word. The records written once
+  // at set-up (schema version, a stored admin token) must be there with the live KV's very
+  // versionstamps.
+  const marks = [schemaVersionKey(), adminTokenKey()];
+  const [copied, live] = await Promise.all([snapshot.kv, kv].map((k) => k.getMany(marks)));
+  const same = copied[0].versionstamp !== null &&
+    copied.every((e, i) => e.versionstamp === live[i].versionstamp);
+  if (!same) {
+    await snapshot.close();
+    throw new BackupError(
+      "inconsistent",
+      `${opts.kvFile} is not the SQLite file of the KV this service uses (${config.kvPath})`,
+    );
+  }
+  return snapshot;
 }
 
 const versionstampOf = (version: number | bigint, seq: number | bigint) =>
@@ -170,7 +192,7 @@ async function verifiedScan(kv: Deno.Kv): Promise<Snapshot> {
         throw new BackupError(
           "inconsistent",
           "the KV changed while it was scanned (no file to snapshot: :memory: or a remote KV); " +
-            "retry when writes are quieter",
+            "retry when writes are quieter, or copy the KV server's own file (--kv-file)",
         );
       }
     },

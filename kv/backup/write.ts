@@ -47,6 +47,8 @@ import { type Snapshot, takeSnapshot } from "./snapshot.ts";
 export interface WriteBackupOptions {
   /** Where the SQLite copy of a KV file goes (about the KV file's size); default system temp. */
   tmpDir?: string;
+  /** A remote KV's own SQLite file (denokv's `--sqlite-path`): copied instead of scanned. */
+  kvFile?: string;
   /** Snapshots to try when blobs vanish between a snapshot and their pinning (default 5). */
   maxAttempts?: number;
   /** Called once the snapshot is taken and its blobs are held, before any byte is written. */
@@ -86,7 +88,10 @@ async function holdSnapshot(d: Deps, opts: WriteBackupOptions): Promise<Held> {
   const attempts = opts.maxAttempts ?? 5;
   try {
     for (let attempt = 1;; attempt++) {
-      const snapshot = await takeSnapshot(d.kv, d.config, { tmpDir: opts.tmpDir });
+      const snapshot = await takeSnapshot(d.kv, d.config, {
+        tmpDir: opts.tmpDir,
+        kvFile: opts.kvFile,
+      });
       try {
         const refs = await referencedBlobs(snapshot.kv);
         const missing = pins ? await pins.pin(refs.keys()) : [];

@@ -40,22 +40,27 @@ export interface DenoKvServer {
   url: string;
   /** What a server process needs beside DRIVE_KV (the token, the shared secrets key). */
   env: Record<string, string>;
+  /** Its SQLite file (what `admin backup --kv-file` copies). */
+  sqlitePath: string;
   stop(): Promise<void>;
 }
 
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+function freePort(hostname: string): number {
+  const l = Deno.listen({ hostname, port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
   return port;
 }
 
-/** Starts denokv on a fresh SQLite file and waits until it answers. */
-export async function startDenoKv(): Promise<DenoKvServer> {
+/**
+ * Starts denokv on a fresh SQLite file and waits until it answers. `host`: the address it listens
+ * on (the two-host tests put it on their bridge, tests/helpers/netns.ts).
+ */
+export async function startDenoKv({ host = "127.0.0.1" } = {}): Promise<DenoKvServer> {
   const bin = denokvBinary();
   if (!bin) throw new Error("denokv is not installed (cargo install denokv --locked)");
   const dir = await Deno.makeTempDir({ prefix: "drive-denokv-" });
-  const port = freePort();
+  const port = freePort(host);
   const child = new Deno.Command(bin, {
     args: [
       "--sqlite-path",
@@ -64,12 +69,12 @@ export async function startDenoKv(): Promise<DenoKvServer> {
       "--access-token",
       DENOKV_TEST_TOKEN,
       "--addr",
-      `127.0.0.1:${port}`,
+      `${host}:${port}`,
     ],
     stdout: "null",
     stderr: "null",
   }).spawn();
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   // In-process servers (startTestServer) connect with this process's environment.
   Deno.env.set("DENO_KV_ACCESS_TOKEN", DENOKV_TEST_TOKEN);
   const deadline = Date.now() + 20_000;
@@ -91,6 +96,7 @@ export async function startDenoKv(): Promise<DenoKvServer> {
   return {
     url,
     env: { DENO_KV_ACCESS_TOKEN: DENOKV_TEST_TOKEN, DRIVE_SECRETS_KEY: TEST_SECRETS_KEY },
+    sqlitePath: `${dir}/denokv.sqlite`,
     async stop() {
       child.kill("SIGTERM");
       await child.status;

@@ -26,13 +26,16 @@ export interface MainProcess {
 /**
  * `task`: start it as that deno.json task does (its flags and environment) instead. The task
  * runner passes SIGTERM on (`stop`); `kill` would end the runner and leave the server running.
+ * `wrap`: a command that execs deno in turn (`ip netns exec <ns>`, tests/helpers/netns.ts).
  */
 export async function startMain(
   env: Record<string, string>,
-  { task }: { task?: string } = {},
+  { task, wrap = [] }: { task?: string; wrap?: string[] } = {},
 ): Promise<MainProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: task ? ["task", "--quiet", task] : ["run", "-A", MAIN],
+  const deno = [Deno.execPath(), ...(task ? ["task", "--quiet", task] : ["run", "-A", MAIN])];
+  const [command, ...args] = [...wrap, ...deno];
+  const child = new Deno.Command(command, {
+    args,
     cwd: new URL("../..", import.meta.url).pathname,
     env: { PORT: "0", HOST: "127.0.0.1", ...env },
     stdout: "piped",

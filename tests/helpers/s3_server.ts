@@ -55,8 +55,8 @@ export function sharedS3Server(): Promise<S3TestServer> {
   return shared.server;
 }
 
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+function freePort(hostname: string): number {
+  const l = Deno.listen({ hostname, port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
   return port;
@@ -65,17 +65,18 @@ function freePort(): number {
 /**
  * Starts SeaweedFS (master, volume, filer and S3 gateway in one process) and waits for S3. A
  * start that never serves (a port taken between choosing and binding it) is tried once more on
- * fresh ports before failing with the server's last log lines.
+ * fresh ports before failing with the server's last log lines. `host`: the address it listens on
+ * (the two-host tests put it on their bridge, tests/helpers/netns.ts).
  */
-export async function startS3Server(): Promise<S3TestServer> {
+export async function startS3Server({ host = "127.0.0.1" } = {}): Promise<S3TestServer> {
   try {
-    return await startOnce();
+    return await startOnce(host);
   } catch {
-    return await startOnce();
+    return await startOnce(host);
   }
 }
 
-async function startOnce(): Promise<S3TestServer> {
+async function startOnce(host: string): Promise<S3TestServer> {
   const bin = weedBinary();
   const dir = await Deno.makeTempDir({ prefix: "drive-weed-" });
   const config = {
@@ -87,14 +88,14 @@ async function startOnce(): Promise<S3TestServer> {
   };
   await Deno.writeTextFile(`${dir}/s3.json`, JSON.stringify(config));
   await Deno.mkdir(`${dir}/data`);
-  const port = () => String(freePort());
-  const s3Port = freePort();
+  const port = () => String(freePort(host));
+  const s3Port = freePort(host);
   const child = new Deno.Command(bin, {
     args: [
       "server",
       `-dir=${dir}/data`,
-      "-ip=127.0.0.1",
-      "-ip.bind=127.0.0.1",
+      `-ip=${host}`,
+      `-ip.bind=${host}`,
       `-master.port=${port()}`,
       `-master.port.grpc=${port()}`,
       "-master.telemetry=false",
@@ -130,7 +131,7 @@ async function startOnce(): Promise<S3TestServer> {
       },
     }),
   ).catch(() => {});
-  const endpoint = `http://127.0.0.1:${s3Port}`;
+  const endpoint = `http://${host}:${s3Port}`;
   const client = new AwsClient({
     accessKeyId: ACCESS_KEY_ID,
     secretAccessKey: SECRET_ACCESS_KEY,
