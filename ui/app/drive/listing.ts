@@ -32,7 +32,9 @@ export class Listing {
       this.started = true;
       batch(() => {
         this.cursor = page.next;
-        this.rows.value = [...this.rows.value, ...page.rows];
+        // A row a live update (live.ts) put in already is not listed twice.
+        const seen = new Set(this.rows.value.map((r) => r.rs));
+        this.rows.value = [...this.rows.value, ...page.rows.filter((r) => !seen.has(r.rs))];
         this.done.value = page.next === null;
       });
     } catch (err) {

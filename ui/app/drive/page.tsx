@@ -10,6 +10,7 @@ import { Listing, type PageSource } from "./listing.ts";
 import { ROW_HEIGHT, VirtualList } from "./virtual_list.tsx";
 import { RowView } from "./rows.tsx";
 import { listKey } from "./keys.ts";
+import { useLiveFolder } from "./live.ts";
 import { ShortcutSheet } from "./shortcuts.tsx";
 import { NewFolderForm, SearchBox, ViewNav } from "./toolbar.tsx";
 import { Breadcrumbs, SortBar } from "./header.tsx";
@@ -61,6 +62,7 @@ export function DrivePage(props: { r: DriveRoute }) {
     () => new Listing(sourceOf(r, sort)),
     [r.view, r.folder, r.ss, r.q, r.type, sort[0], sort[1]],
   );
+  useLiveFolder(r, listing, sort);
   const [active, setActive] = useState(-1);
   const [anchor, setAnchor] = useState(-1);
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
