@@ -42,9 +42,21 @@ const PYTHON = "/usr/bin/python3";
 const UNO_MODULE = "/usr/lib/python3/dist-packages/uno.py";
 const WORKER_SCRIPT = new URL("./office_worker.py", import.meta.url);
 
+/**
+ * Whether this process may start the worker and write its profiles. Under Deno Deploy's
+ * permissions (no --allow-run, no --allow-write) a machine that has LibreOffice installed would
+ * otherwise find it, and every office `view` would fail with NotCapable instead of answering
+ * the original bytes (tests/runtime/deploy_config_test.ts).
+ */
+function mayRunWorkers(): boolean {
+  const granted = (d: Deno.PermissionDescriptor) =>
+    Deno.permissions.querySync(d).state === "granted";
+  return granted({ name: "run", command: PYTHON }) && granted({ name: "write" });
+}
+
 /** `soffice` is a shell script; its `soffice.bin` is the process a kill must reach. */
 function findProgram(soffice: string): string | null {
-  if (soffice === "off" || WORKER_SCRIPT.protocol !== "file:") return null;
+  if (soffice === "off" || WORKER_SCRIPT.protocol !== "file:" || !mayRunWorkers()) return null;
   try {
     Deno.statSync(UNO_MODULE);
     Deno.statSync(PYTHON);
