@@ -6,7 +6,8 @@ const dir = new URL(".", import.meta.url).pathname;
 const scripts = [...Deno.readDirSync(dir)]
   .map((e) => e.name)
   .filter((n) =>
-    n.endsWith(".ts") && !["run_all.ts", "lib.ts"].includes(n) && !n.startsWith("serve_")
+    n.endsWith(".ts") && !["run_all.ts", "lib.ts"].includes(n) && !n.endsWith("_lib.ts") &&
+    !n.startsWith("serve_")
   )
   .sort();
 
