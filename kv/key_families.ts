@@ -219,7 +219,7 @@ export const FAMILIES = {
     shape: "[shared_idx, userSeq, sort, sortValue, rs]",
     value: "shareSeq",
   },
-  star: { owner: "kv/sharing/shared_list.ts", shape: "[star, userSeq, rs]", value: "Star" },
+  star: { owner: "kv/sharing/stars.ts", shape: "[star, userSeq, rs]", value: "Star" },
   link_access: {
     owner: "kv/sharing/share_links.ts",
     shape: "[link_access, sha256(accessToken)]",

@@ -12,6 +12,7 @@ import { changePassword } from "../../kv/identity/passwords.ts";
 import { acceptInvitation, describeInvitation } from "../../kv/identity/invitations.ts";
 import { endSession, type Session, startSession } from "../../kv/identity/sessions.ts";
 import { accountDisabledReason, type User, userIdentity } from "../../kv/identity/users.ts";
+import { getUsage } from "../../kv/tree/usage.ts";
 import { setActor } from "../../lib/request_facts.ts";
 import { recordAccountEvent } from "../http/account_events.ts";
 import { clientOf } from "../http/client_address.ts";
@@ -26,6 +27,7 @@ import {
   DoneSchema,
   InvitationLookupBody,
   InvitationSchema,
+  MeSchema,
   sessionAnswers,
   type SignedIn,
   SignedInSchema,
@@ -76,8 +78,8 @@ const signOutRoute = route("post", "/sign-out", "signOut", {
 });
 
 const meRoute = route("get", "/me", "getMe", {
-  summary: "Who is signed in, and the session's CSRF token",
-  responses: sessionAnswers(SignedInSchema, "The signed-in user and session"),
+  summary: "Who is signed in, the session's CSRF token, and the storage used and allowed",
+  responses: sessionAnswers(MeSchema, "The signed-in user, session and usage"),
 });
 
 const passwordRoute = route("post", "/password", "changePassword", {
@@ -189,7 +191,12 @@ export function signInApi(d: Deps) {
   app.openapi(meRoute, async (c) => {
     const { user, session } = await requireSession(c, d);
     c.header("Cache-Control", "no-store");
-    return c.json(signedInView(user, session), 200);
+    const usage = {
+      usedBytes: await getUsage(d.kv, user.userSeq),
+      // No quota is stored as unlimited today; a value past exact integers would mean one.
+      quotaBytes: Number.isSafeInteger(user.quotaBytes) ? user.quotaBytes : null,
+    };
+    return c.json({ ...signedInView(user, session), usage }, 200);
   });
 
   app.openapi(passwordRoute, async (c) => {

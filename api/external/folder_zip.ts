@@ -1,28 +1,16 @@
 /**
- * Folder ZIP download: a short-lived token, then the archive itself (public, token only).
- * The tree is walked first (metadata only, at most MAX_ZIP_ENTRIES entries) so the response
- * carries an exact Content-Length and a too-large folder is refused before any byte is sent;
- * then client-zip writes the entries in walk order while a bounded look-ahead prepares the next
- * ones: small files are read whole a few entries ahead (opening and reading thousands of small
- * blobs one after the other would leave the writer waiting on each), big files stream from the
- * blob store when their turn comes. Sizes travel with the entries so client-zip writes ZIP64
- * records for files or offsets past 4 GiB. A blob that fails or turns out another size than its
- * record cuts the response (its Content-Length is then never reached).
+ * Folder ZIP download: a short-lived token, then the archive itself (public, token only). The
+ * tree is walked first (metadata only, bounded: kv/tree/zip_entries.ts) so the response carries
+ * an exact Content-Length and a too-large folder is refused before any byte is sent; then
+ * api/http/zip_stream.ts streams it with a bounded look-ahead.
  */
-import { concatBytes } from "../../lib/bytes.ts";
 import { z } from "@hono/zod-openapi";
 import { recordDownload } from "../../kv/events/log.ts";
-import { downloadZip, predictLength } from "client-zip";
-import { pMapIterable } from "p-map";
-import { BlobSizeMismatchError } from "../../blobs/store.ts";
 import { authorizeResourceAccess } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { redeemDownloadToken } from "../../kv/tree/download_tokens.ts";
-import { fail } from "../../kv/errors.ts";
-import { iterateSubtree } from "../../kv/tree/listing.ts";
-import type { Resource } from "../../kv/tree/resources.ts";
+import { collectFolderEntries } from "../../kv/tree/zip_entries.ts";
 import type { ApiEnv } from "../http/auth.ts";
-import { contentDisposition } from "../http/content_disposition.ts";
 import {
   DownloadTokenQuery,
   downloadTokenRoute,
@@ -32,194 +20,17 @@ import {
 import { ok } from "../http/envelope.ts";
 import { RsParams } from "../http/schemas.ts";
 import { errorResponses, FOLDER_ACCESS_ERRORS, newOpenApiApp, tagRoutes } from "../http/openapi.ts";
+import { zipResponse } from "../http/zip_stream.ts";
+// The look-ahead's bounds, named here for the tests and benchmarks of the folder ZIP.
+export { LOOKAHEAD_ENTRIES, PREFETCH_FILE_BYTES, PREFETCH_READS } from "../http/zip_stream.ts";
 
 const route = tagRoutes("Folders");
-
-/** Enough for any folder a person downloads at once; the walk holds ~100 bytes per entry. */
-const MAX_ZIP_ENTRIES = 100_000;
-/** Files up to this size are read whole ahead of their turn; bigger ones stream at their turn. */
-export const PREFETCH_FILE_BYTES = 256 * 1024;
-/**
- * Entries prepared ahead of the one being written, read or not yet consumed. With
- * PREFETCH_FILE_BYTES it bounds the prefetched bytes of one download to 8 MiB.
- */
-export const LOOKAHEAD_ENTRIES = 32;
-/** Blob reads of the look-ahead running at once. */
-export const PREFETCH_READS = 8;
 
 const tokenRoute = downloadTokenRoute(
   "folder",
   RsParams,
   "Issue a short-lived link that downloads the folder as a ZIP (no Authorization)",
 );
-
-interface ZipEntry {
-  /** Path inside the archive, "/"-separated, starting with the folder's own name. */
-  name: string;
-  lastModified: Date;
-  /** Files only. */
-  file?: { blobId: string; size: number };
-}
-
-/** The archive's entries: the folder itself, then every non-trashed folder and file below it. */
-async function collectEntries(d: Deps, folder: Resource): Promise<ZipEntry[]> {
-  const entries: ZipEntry[] = [{ name: folder.name, lastModified: new Date(folder.updatedAt) }];
-  for await (const { resource, path } of iterateSubtree(d.kv, folder)) {
-    if (entries.length >= MAX_ZIP_ENTRIES) {
-      fail("RESOURCE_020", `The folder holds more than ${MAX_ZIP_ENTRIES} entries`);
-    }
-    entries.push({
-      name: [folder.name, ...path].join("/"),
-      lastModified: new Date(resource.updatedAt),
-      file: resource.type === "FILE"
-        ? { blobId: resource.blobId!, size: resource.size }
-        : undefined,
-    });
-  }
-  return entries;
-}
-
-/** One entry as client-zip takes it: a folder, a file read whole, or a file to stream. */
-type ZipInput =
-  | { name: string; lastModified: Date }
-  | { name: string; lastModified: Date; size: number; input: Uint8Array }
-  | { name: string; lastModified: Date; size: number; input: AsyncIterable<Uint8Array> };
-
-/** How much a streamed file asks for per read, when the store lets the reader choose. */
-const STREAM_PIECE_BYTES = 256 * 1024;
-
-/** Reads a blob's stream piece by piece; null at its end. */
-interface PieceReader {
-  /** The next piece: at most `max` bytes when the stream lets the reader choose. */
-  read(max: number): Promise<Uint8Array | null>;
-  cancel(reason?: unknown): Promise<void>;
-  release(): void;
-}
-
-/**
- * Pieces of `stream`: read into buffers of the size asked when it is a byte stream (fs blobs: one
- * read of a whole small file, or of 256 KiB, instead of 64 KiB pieces each in a buffer of its own;
- * half the CPU for the reads, docs/benchmarks.md), else as the stream delivers them (kv blobs).
- */
-function pieceReader(stream: ReadableStream<Uint8Array>): PieceReader {
-  let byob: ReadableStreamBYOBReader | null = null;
-  try {
-    byob = stream.getReader({ mode: "byob" });
-  } catch { /* not a byte stream */ }
-  if (byob) {
-    const reader = byob;
-    return {
-      async read(max) {
-        const { done, value } = await reader.read(new Uint8Array(max));
-        return done ? null : value;
-      },
-      cancel: (reason) => reader.cancel(reason),
-      release: () => reader.releaseLock(),
-    };
-  }
-  const reader = stream.getReader();
-  return {
-    async read() {
-      const { done, value } = await reader.read();
-      return done ? null : value;
-    },
-    cancel: (reason) => reader.cancel(reason),
-    release: () => reader.releaseLock(),
-  };
-}
-
-/**
- * Yields the blob's pieces, checking that it holds `size` bytes; `onReader` learns the reader (to
- * cancel it when the client goes away). Anything but the end cancels the blob's stream.
- */
-async function* blobPieces(
-  d: Deps,
-  blobId: string,
-  size: number,
-  pieceBytes: (at: number) => number,
-  onReader: (reader: PieceReader | null) => void = () => {},
-): AsyncGenerator<Uint8Array> {
-  const reader = pieceReader(await d.blobs.read(blobId));
-  onReader(reader);
-  let at = 0;
-  let ended = false;
-  try {
-    for (let piece; (piece = await reader.read(pieceBytes(at))) !== null;) {
-      at += piece.byteLength;
-      if (at > size) throw new BlobSizeMismatchError(size, at);
-      yield piece;
-    }
-    if (at !== size) throw new BlobSizeMismatchError(size, at);
-    ended = true;
-  } finally {
-    onReader(null);
-    if (ended) reader.release();
-    else await reader.cancel().catch(() => {});
-  }
-}
-
-/** A small blob's bytes, read whole (one read for a byte stream: one spare byte tells a longer blob). */
-async function readWhole(d: Deps, blobId: string, size: number): Promise<Uint8Array> {
-  const pieces: Uint8Array[] = [];
-  for await (const piece of blobPieces(d, blobId, size, (at) => size + 1 - at)) pieces.push(piece);
-  return pieces.length === 1 ? pieces[0] : concatBytes(pieces);
-}
-
-/**
- * Streams `entries` as a ZIP, in their order. A client that goes away stops the blob read in
- * progress and the look-ahead; reads already running finish and are dropped.
- */
-function zipStream(
-  d: Deps,
-  entries: ZipEntry[],
-): { body: ReadableStream<Uint8Array>; length: string } {
-  let reading: PieceReader | null = null;
-  const streamed = (blobId: string, size: number) =>
-    blobPieces(d, blobId, size, () => STREAM_PIECE_BYTES, (reader) => reading = reader);
-  // What client-zip takes for one entry. Mapped in order with PREFETCH_READS at a time and at most
-  // LOOKAHEAD_ENTRIES waiting, so the reads run ahead of the writer but never far ahead.
-  const prepare = async (e: ZipEntry): Promise<ZipInput> => {
-    const { name, lastModified, file } = e;
-    if (!file) return { name, lastModified };
-    if (file.size > PREFETCH_FILE_BYTES) {
-      return { name, lastModified, size: file.size, input: streamed(file.blobId, file.size) };
-    }
-    return {
-      name,
-      lastModified,
-      size: file.size,
-      input: await readWhole(d, file.blobId, file.size),
-    };
-  };
-  const prepared = pMapIterable(entries, prepare, {
-    concurrency: PREFETCH_READS,
-    backpressure: LOOKAHEAD_ENTRIES,
-  });
-  // A generator of our own, whose return() also ends the look-ahead (yield* passes it on).
-  const inputs = (async function* () {
-    yield* prepared;
-  })();
-  const length = predictLength(
-    entries.map((e) => e.file ? { name: e.name, size: e.file.size } : { name: e.name }),
-  );
-  const zip = downloadZip(inputs, { length });
-  const source = zip.body!.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await source.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    async cancel(reason) {
-      // client-zip does not end its input iterator when cancelled: end it here, so the
-      // look-ahead starts no further reads.
-      await reading?.cancel(reason).catch(() => {});
-      inputs.return(undefined).catch(() => {});
-      await source.cancel(reason).catch(() => {});
-    },
-  });
-  return { body, length: String(length) };
-}
 
 const zipRoute = route("get", "/folders/download", "downloadFolderZip", {
   summary: "Download a folder as a ZIP with a token from /folders/{resourceSeq}/download-token",
@@ -263,15 +74,7 @@ export function folderZipApi(d: Deps) {
       type: "FOLDER",
     }, "download");
     await recordDownload(d.kv, folder, "zip", record.caller.userSeq);
-    const { body, length } = zipStream(d, await collectEntries(d, folder));
-    const headers = new Headers({
-      "content-type": "application/zip",
-      "content-disposition": contentDisposition("attachment", `${folder.name}.zip`),
-      "cache-control": "no-store",
-      "x-content-type-options": "nosniff",
-      "content-length": length,
-    });
-    return new Response(body, { status: 200, headers });
+    return zipResponse(d, await collectFolderEntries(d.kv, folder), `${folder.name}.zip`);
   }, tokenHook);
 
   return app;

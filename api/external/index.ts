@@ -10,11 +10,13 @@ import { searchApi } from "./search.ts";
 import { filesUploadApi } from "./files_upload.ts";
 import { foldersApi } from "./folders.ts";
 import { folderZipApi } from "./folder_zip.ts";
+import { selectionZipApi } from "./selection_zip.ts";
 import { resourcesApi } from "./resources.ts";
 import { trashApi } from "./trash.ts";
 import { uploadsApi } from "./uploads.ts";
 import { documentsApi } from "./documents.ts";
 import { pinnedApi } from "./pinned.ts";
+import { starredApi } from "./starred.ts";
 import { sharedApi } from "./shared.ts";
 import { sharesApi } from "./shares.ts";
 import { newOpenApiApp } from "../http/openapi.ts";
@@ -48,7 +50,13 @@ const DESCRIPTION = [
 ].join("\n\n");
 
 /** Paths reachable without an API key (the second request of a download-token flow, the docs). */
-const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", "/files/download", "/folders/download"]);
+const PUBLIC_PATHS = new Set([
+  "/openapi.json",
+  "/docs",
+  "/files/download",
+  "/folders/download",
+  "/resources/download",
+]);
 
 /**
  * The routes whose body streams to storage under its own limits (docs/security.md); every other
@@ -68,12 +76,14 @@ const STREAMED_BODIES: readonly StreamedRoute[] = [
 const AREAS = [
   foldersApi,
   folderZipApi,
+  selectionZipApi,
   resourcesApi,
   trashApi,
   documentsApi,
   sharesApi,
   sharedApi,
   pinnedApi,
+  starredApi,
   filesUploadApi,
   uploadsApi,
   filesDownloadApi,

@@ -139,7 +139,8 @@ const StarResult = z.object({
 });
 
 const starRoute = route("post", "/shared/{resourceSeq}/star", "starShared", {
-  summary: "Star a resource (personal mark, like pins: api:read suffices)",
+  summary: "Star a file or folder the caller can view, their own or shared with them " +
+    "(personal mark, like pins: api:read suffices); GET /starred lists them",
   request: { params: rsParams(4), query: SsQuery },
   responses: jsonAnswers(StarResult, "Starred", "RESOURCE_002", "PERMISSION_002"),
 });

@@ -1,9 +1,9 @@
-/** The caller's trash: list top-level trashed items, restore one, or delete one permanently. */
+/** The caller's trash: list top-level trashed items, restore one, delete one or all permanently. */
 import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../kv/deps.ts";
 import { toIso } from "../../kv/tree/resources.ts";
 import { listTrash, restoreTrashed } from "../../kv/tree/trash.ts";
-import { purgeTrashedWithShares } from "../../kv/sharing/purge.ts";
+import { emptyTrash, purgeTrashedWithShares } from "../../kv/sharing/purge.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import { jsonAnswers, newOpenApiApp } from "../http/openapi.ts";
@@ -56,6 +56,23 @@ const purgeRoute = write("delete", "/trash/{resourceSeq}", "deleteFromTrash", {
   ),
 });
 
+const emptyRoute = write("delete", "/trash", "emptyTrash", {
+  summary: "Empty the trash: delete every trashed item permanently, freeing its quota",
+  description: "Each item is purged as DELETE /trash/{resourceSeq} does it (same events, " +
+    "versions and blobs freed, its shares removed), in commits of bounded size; an item " +
+    "restored meanwhile is kept.",
+  responses: changed(
+    z.object({
+      purgedItems: z.number().int().describe("Top-level trash items deleted"),
+      deletedResources: z.number().int().describe(
+        "Files and folders deleted, their contents included",
+      ),
+      freedBytes: z.number().int().openapi({ description: "Bytes of every stored version" }),
+    }),
+    "Emptied",
+  ),
+});
+
 export function trashApi(d: Deps) {
   const app = newOpenApiApp<ApiEnv>();
 
@@ -98,6 +115,16 @@ export function trashApi(d: Deps) {
       resourceSeq,
       deletedResources: result.resources,
       freedBytes: result.freedBytes,
+    }, 200);
+  });
+
+  app.openapi(emptyRoute, async (c) => {
+    const caller = c.get("caller");
+    const done = await emptyTrash(d, { ownerSeq: caller.userSeq, actorSeq: caller.userSeq });
+    return ok(c, {
+      purgedItems: done.items,
+      deletedResources: done.resources,
+      freedBytes: done.freedBytes,
     }, 200);
   });
 

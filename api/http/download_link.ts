@@ -24,11 +24,20 @@ import { SsQuery } from "./schemas.ts";
 const DOWNLOAD_PATHS: Record<DownloadToken["kind"], string> = {
   file: "/api/external/v1/files/download",
   folder: "/api/external/v1/folders/download",
+  selection: "/api/external/v1/resources/download",
 };
+
+/** The `{ linkUrl }` answer of a first request. */
+export const LinkUrlSchema = (kind: DownloadToken["kind"]) =>
+  z.object({
+    linkUrl: z.string().describe("The one-time download URL; it needs no API key").openapi({
+      example: `${DOWNLOAD_PATHS[kind]}?dt=...`,
+    }),
+  });
 
 /** The first request: GET /files or /folders/{resourceSeq}/download-token, answering `{ linkUrl }`. */
 export function downloadTokenRoute<P extends z.ZodObject>(
-  kind: DownloadToken["kind"],
+  kind: "file" | "folder",
   params: P,
   summary: string,
 ) {
@@ -42,11 +51,7 @@ export function downloadTokenRoute<P extends z.ZodObject>(
     request: { params, query: SsQuery },
     responses: {
       ...jsonOk(
-        z.object({
-          linkUrl: z.string().describe("The one-time download URL; it needs no API key").openapi({
-            example: `${DOWNLOAD_PATHS[kind]}?dt=...`,
-          }),
-        }),
+        LinkUrlSchema(kind),
         `A server-relative link valid for ${DOWNLOAD_TOKEN_TTL_MS / 60_000} minutes`,
       ),
       ...errorResponses(...(kind === "file" ? FILE_ACCESS_ERRORS : FOLDER_ACCESS_ERRORS)),
@@ -82,6 +87,7 @@ export async function issueDownloadLink(
   rs: number,
   caller: Pick<ApiCaller, "userSeq" | "tenantId" | "keyId">,
   ss: number | null | undefined,
+  items?: DownloadToken["items"],
 ): Promise<{ linkUrl: string }> {
   const token = await issueDownloadToken(kv, {
     kind,
@@ -90,6 +96,7 @@ export async function issueDownloadLink(
     // is still active), not the key's other details.
     caller: { userSeq: caller.userSeq, tenantId: caller.tenantId },
     ss: ss ?? null,
+    ...(items ? { items } : {}),
     keyId: caller.keyId,
   });
   return { linkUrl: `${DOWNLOAD_PATHS[kind]}?dt=${token}` };

@@ -4,7 +4,6 @@
  *   ["shared_entry", userSeq, rs]                  -> SharedEntry  (one per listed resource)
  *   ["shared_idx", userSeq, sort, sortValue, rs]   -> shareSeq     (one per sort field)
  *   ["share_visit", shareSeq, userSeq]             -> true         (link visitors, for cleanup)
- *   ["star", userSeq, rs]                          -> Star
  * A user is listed for a resource when named as a recipient (written in the share's commit) or
  * after opening an ORG_LINK / PUBLIC_LINK through GET /shares/link/{token}.
  * Joining a link's list and leaving it when the link goes are events in those same commits
@@ -18,13 +17,16 @@
  * (kv/sharing/shared_pages.ts reads a page).
  */
 import type { Caller } from "./authorize.ts";
-import { commit, commitWithRetry, CONFLICT, getManyValues, nextSeq } from "../db.ts";
+import { commit, commitWithRetry, CONFLICT, getManyValues } from "../db.ts";
 import { getResource, type Resource } from "../tree/resources.ts";
 import { nameKeyOf } from "../tree/names.ts";
 import { eventActor } from "../events/actor.ts";
 import { appendEvent, eventResource } from "../events/log.ts";
 import type { Share } from "./shares.ts";
-import { sharedEntryKey, sharedIndexKey, shareKey, shareVisitKey, starKey } from "../keys.ts";
+import { sharedEntryKey, sharedIndexKey, shareKey, shareVisitKey } from "../keys.ts";
+import { forgetStars } from "./stars.ts";
+// The stars moved to ./stars.ts (any viewable resource, not only shared ones); named here too.
+export { getStar, type Star, starResource, unstarResource } from "./stars.ts";
 
 export const SHARED_SORTS = ["name", "size", "update", "open", "share"] as const;
 export type SharedSort = typeof SHARED_SORTS[number];
@@ -39,11 +41,6 @@ export interface SharedEntry {
   sharedAt: number;
   openedAt: number | null;
   sort: Record<SharedSort, SortValue>;
-}
-
-export interface Star {
-  starredSeq: number;
-  starredAt: number;
 }
 
 /** Adds an entry and its index keys to `op`. */
@@ -230,44 +227,9 @@ export async function listSharedEntries(
   return out;
 }
 
-// ---------------------------------------------------------------- stars
-
-export async function getStar(
-  kv: Deno.Kv,
-  userSeq: number,
-  resourceSeq: number,
-): Promise<Star | null> {
-  return (await kv.get<Star>(starKey(userSeq, resourceSeq))).value;
-}
-
-export async function starResource(
-  kv: Deno.Kv,
-  userSeq: number,
-  resourceSeq: number,
-): Promise<Star> {
-  const existing = await getStar(kv, userSeq, resourceSeq);
-  if (existing) return existing;
-  const star: Star = { starredSeq: await nextSeq(kv, "star"), starredAt: Date.now() };
-  return commitWithRetry(async () => {
-    const cur = await kv.get<Star>(starKey(userSeq, resourceSeq));
-    if (cur.value) return cur.value;
-    return (await commit(kv.atomic().check(cur).set(starKey(userSeq, resourceSeq), star))) === true
-      ? star
-      : CONFLICT;
-  });
-}
-
-export async function unstarResource(
-  kv: Deno.Kv,
-  userSeq: number,
-  resourceSeq: number,
-): Promise<void> {
-  await kv.delete(starKey(userSeq, resourceSeq));
-}
-
 /**
  * Removes everything the shared-with-me list keeps for a deleted user (their entries, index keys,
- * link visits and stars), in commits of at most 100 entries (each takes up to seven mutations).
+ * link visits and, through ./stars.ts, stars), in commits of at most 100 entries (each takes up to seven mutations).
  * Idempotent: a repeated call after a crash finishes the rest.
  */
 export async function forgetRecipient(kv: Deno.Kv, userSeq: number): Promise<void> {
@@ -287,5 +249,5 @@ export async function forgetRecipient(kv: Deno.Kv, userSeq: number): Promise<voi
     deleteSharedEntries(op, [e.value as SharedEntry]);
     op.delete(e.key);
   });
-  await deleteAll(starKey(userSeq), (op, e) => op.delete(e.key));
+  await forgetStars(kv, userSeq);
 }

@@ -15,12 +15,15 @@ import { downloadTokenKey } from "../keys.ts";
 export const DOWNLOAD_TOKEN_TTL_MS = 5 * 60 * 1000;
 
 export interface DownloadToken {
-  kind: "file" | "folder";
+  /** selection: several files and folders as one ZIP (`items`; `rs` is the first one's). */
+  kind: "file" | "folder" | "selection";
   rs: number;
   /** Whose access the download uses. */
   caller: Caller;
   /** The owner seq given as `ss` when the token was issued. */
   ss: number | null;
+  /** A selection's items with the `ss` each was named with, in the order given. */
+  items?: { rs: number; ss: number | null }[];
   /**
    * The API key the token was issued with; the token works only while that key is active.
    * Absent on tokens issued before it was recorded, which are refused (they live 5 minutes).

@@ -96,6 +96,21 @@ const EN = {
   kHomeEnd: "First or last item",
   up: "Up one folder",
   error: "Failed: {0}",
+  // Starred, Recent, selection ZIP, empty trash, quota bar (ui/app/drive/view_actions.tsx)
+  vaStarredView: "Starred",
+  vaRecentView: "Recent",
+  vaAddStar: "Add star",
+  vaRemoveStar: "Remove star",
+  vaStarred: "Starred “{0}”.",
+  vaUnstarred: "Removed the star from “{0}”.",
+  vaEmptyTrash: "Empty trash",
+  vaEmptyTrashTitle: "Empty the trash?",
+  vaEmptyTrashText: "Everything in the trash will be deleted for good. This cannot be undone.",
+  vaTrashEmptied: "Trash emptied: {0} items deleted for good.",
+  kStar: "Add or remove a star",
+  qbLabel: "Storage used",
+  qbUsed: "{0} of {1} used",
+  qbUsedUnlimited: "{0} used",
 } as const;
 
 export type MessageKey = keyof typeof EN;
@@ -173,6 +188,21 @@ const KO: Record<MessageKey, string> = {
   kHomeEnd: "첫 항목 또는 마지막 항목",
   up: "상위 폴더",
   error: "실패: {0}",
+  // Starred, Recent, selection ZIP, empty trash, quota bar (ui/app/drive/view_actions.tsx)
+  vaStarredView: "중요 문서함",
+  vaRecentView: "최근 문서함",
+  vaAddStar: "별표 추가",
+  vaRemoveStar: "별표 삭제",
+  vaStarred: "“{0}”에 별표를 추가했습니다.",
+  vaUnstarred: "“{0}”의 별표를 삭제했습니다.",
+  vaEmptyTrash: "휴지통 비우기",
+  vaEmptyTrashTitle: "휴지통을 비울까요?",
+  vaEmptyTrashText: "휴지통의 모든 항목이 영구 삭제됩니다. 되돌릴 수 없습니다.",
+  vaTrashEmptied: "휴지통을 비웠습니다: {0}개 항목을 영구 삭제했습니다.",
+  kStar: "별표 추가 또는 삭제",
+  qbLabel: "사용 중인 저장용량",
+  qbUsed: "{1} 중 {0} 사용",
+  qbUsedUnlimited: "{0} 사용",
 };
 
 const TABLES: Record<Locale, Record<MessageKey, string>> = { en: EN, ko: KO };

@@ -9,8 +9,23 @@
 import { signal } from "@preact/signals";
 import type { TypeFilter } from "./drive/api.ts";
 
-export type DriveView = "mine" | "shared" | "pinned" | "trash" | "search";
-const VIEWS: readonly DriveView[] = ["mine", "shared", "pinned", "trash", "search"];
+export type DriveView =
+  | "mine"
+  | "shared"
+  | "starred"
+  | "recent"
+  | "pinned"
+  | "trash"
+  | "search";
+const VIEWS: readonly DriveView[] = [
+  "mine",
+  "shared",
+  "starred",
+  "recent",
+  "pinned",
+  "trash",
+  "search",
+];
 /** The type filters a search offers (the toolbar's choices; "" is "any type"). */
 export const TYPE_FILTERS: readonly Exclude<TypeFilter, "">[] = [
   "FOLDER",

@@ -72,6 +72,16 @@ export const SignedInSchema = z.object({
   }).describe("This browser's session"),
 }).describe("Who is signed in, with the session's CSRF token").openapi("SignedIn");
 
+/** GET /me: the signed-in answer, with the storage the quota bar shows. */
+export const MeSchema = SignedInSchema.extend({
+  usage: z.object({
+    usedBytes: z.number().int().describe(
+      "Bytes of every stored version of the user's files, trash included",
+    ),
+    quotaBytes: z.number().int().nullable().describe("The user's quota in bytes; null: unlimited"),
+  }).describe("Storage used and allowed"),
+}).openapi("Me");
+
 export const ChangePasswordBody = z.object({
   currentPassword: Password.describe("The password now").openapi({ example: EXAMPLE_PASSWORD }),
   newPassword: Password.describe(
@@ -162,6 +172,7 @@ export const DoneSchema = z.object({
 
 export type AccountUser = z.infer<typeof AccountUserSchema>;
 export type SignedIn = z.infer<typeof SignedInSchema>;
+export type Me = z.infer<typeof MeSchema>;
 export type SessionView = z.infer<typeof SessionSchema>;
 export type AppPassword = z.infer<typeof AppPasswordSchema>;
 export type CreatedAppPassword = z.infer<typeof CreatedAppPasswordSchema>;

@@ -82,7 +82,7 @@ export class DriveApi {
   constructor(private readonly session: CsrfSource) {}
 
   // deno-lint-ignore no-explicit-any
-  private async call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  async call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await sessionFetch(this.session, method, `${DRIVE_BASE}${path}`, body);
     const env = await res.json().catch(() => null);
     if (!res.ok || env?.result === false) {

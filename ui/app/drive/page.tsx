@@ -13,6 +13,7 @@ import { listKey } from "./keys.ts";
 import { useLiveFolder } from "./live.ts";
 import { ShortcutSheet } from "./shortcuts.tsx";
 import { NewFolderForm, SearchBox, ViewNav } from "./toolbar.tsx";
+import { downloadLabel, ViewActions, viewSource, zipOrFile } from "./view_actions.tsx";
 import { Breadcrumbs, SortBar } from "./header.tsx";
 import { drivePath, type DriveRoute, navigate } from "../router.ts";
 import { drive, me, t } from "../store.ts";
@@ -27,12 +28,16 @@ const PREFETCH_ROWS = 300;
 const TITLES: Record<DriveRoute["view"], MessageKey> = {
   mine: "myDrive",
   shared: "shared",
+  starred: "vaStarredView",
+  recent: "vaRecentView",
   pinned: "pinned",
   trash: "trash",
   search: "searchResults",
 };
 
 function sourceOf(r: DriveRoute, sort: [SortBy, SortOrder]): PageSource {
+  const added = viewSource(r, drive);
+  if (added) return added;
   switch (r.view) {
     case "shared":
       return (c, ps) => drive.shared(sort, c, Math.min(ps, 100));
@@ -309,10 +314,10 @@ export function DrivePage(props: { r: DriveRoute }) {
                   <button
                     type="button"
                     class="button"
-                    disabled={!one}
-                    onClick={() => one && drive.downloadUrl(one).then(download, fail)}
+                    disabled={!picked.length}
+                    onClick={() => zipOrFile(picked).then(download, fail)}
                   >
-                    {one?.type === "FOLDER" ? t("downloadZip") : t("download")}
+                    {t(downloadLabel(picked))}
                   </button>
                   <button
                     type="button"
@@ -327,6 +332,7 @@ export function DrivePage(props: { r: DriveRoute }) {
                   </button>
                 </>
               )}
+            <ViewActions r={r} picked={picked} listing={listing} say={setStatus} fail={fail} />
             <button
               type="button"
               class="button"

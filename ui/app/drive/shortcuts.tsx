@@ -10,6 +10,7 @@ const KEYS: [string, MessageKey][] = [
   ["Backspace", "kBackspace"],
   ["Delete", "kDelete"],
   ["F2", "kF2"],
+  ["S", "kStar"],
   ["Ctrl/⌘ + A", "kSelectAll"],
   ["Esc", "kEscape"],
   ["/", "kSlash"],

@@ -8,12 +8,15 @@ import type { TypeFilter } from "./api.ts";
 import { drivePath, type DriveRoute, type DriveView, navigate, TYPE_FILTERS } from "../router.ts";
 import { t } from "../store.ts";
 import { NavLinks } from "../nav_links.tsx";
+import { QuotaBar } from "./quota_bar.tsx";
 import type { MessageKey } from "../messages.ts";
 
 const SEARCH_DELAY_MS = 250;
 const NAV: [DriveView, MessageKey][] = [
   ["mine", "myDrive"],
   ["shared", "shared"],
+  ["starred", "vaStarredView"],
+  ["recent", "vaRecentView"],
   ["pinned", "pinned"],
   ["trash", "trash"],
 ];
@@ -21,15 +24,18 @@ const NAV: [DriveView, MessageKey][] = [
 export function ViewNav(props: { r: DriveRoute }) {
   const current = props.r.view === "mine" && props.r.folder && props.r.ss ? "shared" : props.r.view;
   return (
-    <NavLinks
-      class="drive-nav"
-      label={t("views")}
-      links={NAV.map(([view, label]) => ({
-        href: drivePath({ view }),
-        label: t(label),
-        current: current === view,
-      }))}
-    />
+    <div class="drive-side">
+      <NavLinks
+        class="drive-nav"
+        label={t("views")}
+        links={NAV.map(([view, label]) => ({
+          href: drivePath({ view }),
+          label: t(label),
+          current: current === view,
+        }))}
+      />
+      <QuotaBar view={props.r.view} />
+    </div>
   );
 }
 
