@@ -7,6 +7,7 @@ import { moveFileToDrive, renameResource, trashResource } from "../../kv/tree/mo
 import { fail } from "../../kv/errors.ts";
 import { listVersions } from "../../kv/tree/content_versions.ts";
 import { toIso } from "../../kv/tree/resources.ts";
+import { userDirectory } from "../../kv/identity/user_search.ts";
 import { type ApiEnv, authorizedResource } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import {
@@ -54,6 +55,9 @@ const VersionSchema = z.object({
   sha256: z.string().describe("SHA-256 of the content, hex"),
   createdAt: z.string().openapi({ format: "date-time" }).describe("Created, ISO 8601"),
   createdBy: z.number().int().describe("Who stored it (user seq)"),
+  createdByName: z.string().nullable().describe(
+    "Their display name (the versions panel shows who); null when the account is gone",
+  ),
   reason: z.string().openapi({ description: "upload, version, overwrite, copy, template, ..." }),
   current: z.boolean().describe("Whether it is the current content"),
 }).openapi("FileVersion", { description: "A stored version of a file" });
@@ -190,15 +194,17 @@ export function filesManageApi(d: Deps) {
     const { resourceSeq } = c.req.valid("param");
     const { ss } = c.req.valid("query");
     const file = await authorizedResource(d.kv, c.get("caller"), "FILE", resourceSeq, ss, "view");
-    const items = (await listVersions(d.kv, resourceSeq)).map((v) => ({
+    const dir = userDirectory(d.kv);
+    const items = await Promise.all((await listVersions(d.kv, resourceSeq)).map(async (v) => ({
       version: v.version,
       size: v.size,
       sha256: v.sha256,
       createdAt: toIso(v.createdAt),
       createdBy: v.createdBy,
+      createdByName: (await dir.user(v.createdBy))?.name ?? null,
       reason: v.reason,
       current: v.version === file.version,
-    }));
+    })));
     return ok(c, { items }, 200);
   });
 

@@ -46,8 +46,9 @@ export function sessionFetch(
   method: string,
   url: string,
   body?: unknown,
+  extra: Record<string, string> = {},
 ): Promise<Response> {
-  const headers: Record<string, string> = { accept: "application/json" };
+  const headers: Record<string, string> = { accept: "application/json", ...extra };
   if (body !== undefined) headers["content-type"] = "application/json";
   const csrf = session.csrf();
   if (method !== "GET" && csrf) headers["x-csrf-token"] = csrf;

@@ -81,9 +81,15 @@ function query(params: Record<string, string | number | undefined | null>): stri
 export class DriveApi {
   constructor(private readonly session: CsrfSource) {}
 
+  /** Public so feature modules (files_api.ts) add their calls without growing this class. */
   // deno-lint-ignore no-explicit-any
-  async call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await sessionFetch(this.session, method, `${DRIVE_BASE}${path}`, body);
+  async call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<T> {
+    const res = await sessionFetch(this.session, method, `${DRIVE_BASE}${path}`, body, headers);
     const env = await res.json().catch(() => null);
     if (!res.ok || env?.result === false) {
       if (res.status === 401) this.session.lost();

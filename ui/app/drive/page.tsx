@@ -6,58 +6,21 @@
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Crumb, Row, SortBy, SortOrder } from "./api.ts";
-import { Listing, type PageSource } from "./listing.ts";
+import { Listing } from "./listing.ts";
 import { ROW_HEIGHT, VirtualList } from "./virtual_list.tsx";
 import { RowView } from "./rows.tsx";
 import { listKey } from "./keys.ts";
 import { useLiveFolder } from "./live.ts";
 import { ShortcutSheet } from "./shortcuts.tsx";
 import { NewFolderForm, SearchBox, ViewNav } from "./toolbar.tsx";
-import { downloadLabel, ViewActions, viewSource, zipOrFile } from "./view_actions.tsx";
+import { downloadLabel, ViewActions, zipOrFile } from "./view_actions.tsx";
 import { Breadcrumbs, SortBar } from "./header.tsx";
 import { drivePath, type DriveRoute, navigate } from "../router.ts";
 import { drive, me, t } from "../store.ts";
-import type { MessageKey } from "../messages.ts";
-
-/**
- * How close to the loaded end the rendered rows may come before the next page is fetched: more
- * than a screenful, so the page after the first comes at once and scrolling rarely waits.
- */
-const PREFETCH_ROWS = 300;
-
-const TITLES: Record<DriveRoute["view"], MessageKey> = {
-  mine: "myDrive",
-  shared: "shared",
-  starred: "vaStarredView",
-  recent: "vaRecentView",
-  pinned: "pinned",
-  trash: "trash",
-  search: "searchResults",
-};
-
-function sourceOf(r: DriveRoute, sort: [SortBy, SortOrder]): PageSource {
-  const added = viewSource(r, drive);
-  if (added) return added;
-  switch (r.view) {
-    case "shared":
-      return (c, ps) => drive.shared(sort, c, Math.min(ps, 100));
-    case "pinned":
-      return () => drive.pinned();
-    case "trash":
-      return (c, ps) => drive.trash(c, Math.min(ps, 100));
-    case "search":
-      return (c, ps) => drive.search(r.q, r.type, c, Math.min(ps, 100));
-    default:
-      return (c, ps) => drive.list(r.folder, r.ss, sort, c, ps);
-  }
-}
-
-function download(url: string): void {
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = "";
-  a.click();
-}
+import { download, folderRow, PREFETCH_ROWS, sourceOf, TITLES } from "./views.ts";
+import { FileActions } from "./file_actions.tsx";
+import { NewDocumentMenu } from "./new_document.tsx";
+import { GridView, LayoutToggle, useLayout } from "./grid.tsx";
 
 export function DrivePage(props: { r: DriveRoute }) {
   const { r } = props;
@@ -75,6 +38,7 @@ export function DrivePage(props: { r: DriveRoute }) {
   const [status, setStatus] = useState("");
   const [crumbs, setCrumbs] = useState<Crumb[] | null>(null);
   const [help, setHelp] = useState(false);
+  const [layout, setLayout] = useLayout();
   const list = useRef<HTMLDivElement>(null);
   const search = useRef<HTMLInputElement>(null);
 
@@ -211,15 +175,17 @@ export function DrivePage(props: { r: DriveRoute }) {
     }
   };
 
+  /** A new row (folder or document) goes first, selected. */
+  const added = (row: Row) => {
+    listing.rows.value = [row, ...listing.rows.value];
+    setActive(0);
+    setSelected(new Set([row.rs]));
+  };
+
   const createFolder = async (name: string) => {
     try {
       const d = await drive.newFolder(name, r.folder, r.ss);
-      listing.rows.value = [
-        { rs: d.resourceSeq, name, type: "FOLDER", size: 0, updatedAt: new Date().toISOString() },
-        ...listing.rows.value,
-      ];
-      setActive(0);
-      setSelected(new Set([d.resourceSeq]));
+      added(folderRow(d.resourceSeq, name));
       setStatus(t("created", name));
       refocus();
       return true;
@@ -277,6 +243,19 @@ export function DrivePage(props: { r: DriveRoute }) {
     }
   };
 
+  const pick = (index: number, e: MouseEvent) => {
+    if (e.ctrlKey || e.metaKey) {
+      const next = new Set(selected);
+      next.has(rows[index].rs) ? next.delete(rows[index].rs) : next.add(rows[index].rs);
+      setSelected(next);
+      setActive(index);
+    } else moveTo(index, e.shiftKey);
+    refocus();
+  };
+  const onRange = (_first: number, last: number) => {
+    if (!done && last + PREFETCH_ROWS >= rows.length) listing.more();
+  };
+
   const picked = targets();
   const one = picked.length === 1 ? picked[0] : null;
   const done = listing.done.value;
@@ -288,6 +267,15 @@ export function DrivePage(props: { r: DriveRoute }) {
         <div class="drive-tools">
           <SearchBox r={r} inputRef={search} />
           {r.view === "mine" && <NewFolderForm onCreate={createFolder} />}
+          {r.view === "mine" && (
+            <NewDocumentMenu
+              folder={r.folder}
+              ss={r.ss}
+              onCreated={(row) => [added(row), setRenaming(row.rs)]}
+              onError={setStatus}
+            />
+          )}
+          <LayoutToggle layout={layout} onChange={setLayout} />
         </div>
         {r.view === "mine" && r.folder ? <Breadcrumbs crumbs={crumbs} ss={r.ss} /> : null}
         <div class="drive-head">
@@ -330,6 +318,11 @@ export function DrivePage(props: { r: DriveRoute }) {
                   <button type="button" class="button" disabled={!picked.length} onClick={trash}>
                     {t("moveToTrash")}
                   </button>
+                  <FileActions
+                    picked={picked}
+                    listing={listing}
+                    onDone={(text) => [setSelected(new Set()), setStatus(text), refocus()]}
+                  />
                 </>
               )}
             <ViewActions r={r} picked={picked} listing={listing} say={setStatus} fail={fail} />
@@ -344,40 +337,45 @@ export function DrivePage(props: { r: DriveRoute }) {
           </div>
         </div>
         <SortBar sort={sortable ? sort : null} onSort={setSort} view={r.view} />
-        <VirtualList
-          count={rows.length}
-          active={active}
-          label={title}
-          multiselectable
-          listRef={list}
-          onKeyDown={onKeyDown}
-          onRange={(_first, last) => {
-            if (!done && last + PREFETCH_ROWS >= rows.length) listing.more();
-          }}
-          row={(i, style) => (
-            <RowView
-              key={rows[i].rs}
-              row={rows[i]}
-              index={i}
+        {layout === "grid"
+          ? (
+            <GridView
+              {...{ rows, active, selected, renaming, onKeyDown, onRange, onRename: rename }}
+              label={title}
               setSize={done ? rows.length : -1}
-              selected={selected.has(rows[i].rs)}
-              active={i === active}
-              renaming={renaming === rows[i].rs}
-              style={style}
-              onPick={(index, e) => {
-                if (e.ctrlKey || e.metaKey) {
-                  const next = new Set(selected);
-                  next.has(rows[index].rs) ? next.delete(rows[index].rs) : next.add(rows[index].rs);
-                  setSelected(next);
-                  setActive(index);
-                } else moveTo(index, e.shiftKey);
-                refocus();
-              }}
+              listRef={list}
+              onMove={moveTo}
+              thumbs={r.view !== "trash"}
+              onPick={pick}
               onOpen={(index) => open(rows[index])}
-              onRename={rename}
+            />
+          )
+          : (
+            <VirtualList
+              count={rows.length}
+              active={active}
+              label={title}
+              multiselectable
+              listRef={list}
+              onKeyDown={onKeyDown}
+              onRange={onRange}
+              row={(i, style) => (
+                <RowView
+                  key={rows[i].rs}
+                  row={rows[i]}
+                  index={i}
+                  setSize={done ? rows.length : -1}
+                  selected={selected.has(rows[i].rs)}
+                  active={i === active}
+                  renaming={renaming === rows[i].rs}
+                  style={style}
+                  onPick={pick}
+                  onOpen={(index) => open(rows[index])}
+                  onRename={rename}
+                />
+              )}
             />
           )}
-        />
         <p class="drive-status" role="status">
           {listing.loading.value && !rows.length
             ? t("loading")

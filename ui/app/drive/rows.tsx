@@ -17,7 +17,7 @@ export interface RowProps {
   onRename: (row: Row, name: string | null) => void;
 }
 
-function RenameField(props: { row: Row; onDone: (name: string | null) => void }) {
+export function RenameField(props: { row: Row; onDone: (name: string | null) => void }) {
   const input = useRef<HTMLInputElement>(null);
   // Enter moves focus back to the list, which blurs the field: answer only the first of the two.
   const answered = useRef(false);
