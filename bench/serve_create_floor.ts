@@ -5,10 +5,13 @@
  * then one atomic commit that checks the parent and the free slot and sets `--sets` keys (3: the
  * record, the name slot and one listing entry), then a small JSON answer. No design of the service
  * can create faster than this server does with the same client in the same run
- * (bench/metadata.ts).
+ * (bench/metadata.ts). MKCOL does the same (bench/webdav.ts). A PUT of a small file does that
+ * too after writing the body, hashed, to a new file renamed into place (bench/webdav_transfer.ts):
+ * the floor of a small WebDAV PUT.
  *
  * Usage: deno run -A bench/serve_create_floor.ts <kv file> [--sets N]  (prints "PORT <n>")
  */
+import { createHash } from "node:crypto";
 import { numberArg } from "./lib.ts";
 
 const [kvPath] = Deno.args;
@@ -24,8 +27,23 @@ Deno.serve({
   port: 0,
   onListen: ({ port }) => console.log(`PORT ${port}`),
 }, async (req) => {
-  if (req.method !== "POST") return new Response(JSON.stringify({ ok: true }));
-  const body = await req.json() as { fn: string; pfs?: number };
+  if (req.method === "PUT") {
+    const tmp = `${kvPath}.${crypto.randomUUID()}.part`;
+    const file = await Deno.open(tmp, { write: true, createNew: true });
+    const hash = createHash("sha256");
+    for await (const piece of req.body!) {
+      hash.update(piece);
+      for (let at = 0; at < piece.length;) at += await file.write(piece.subarray(at));
+    }
+    file.close();
+    hash.digest("hex");
+    await Deno.rename(tmp, `${tmp}.blob`);
+  } else if (req.method !== "POST" && req.method !== "MKCOL") {
+    return new Response(JSON.stringify({ ok: true }));
+  }
+  const body = req.method === "POST"
+    ? await req.json() as { fn: string; pfs?: number }
+    : { fn: new URL(req.url).pathname };
   const key = req.headers.get("authorization")?.slice(7) ?? "";
   const parentRs = body.pfs ?? 0;
   const [owner, parent, slot] = await kv.getMany<unknown[]>([

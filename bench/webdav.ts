@@ -3,7 +3,10 @@
  * (docs/benchmarks.md): PROPFIND Depth 1 of a collection of `--entries` members (default 10,000;
  * total time, time to the first byte, the server's RSS growth) and `--mkcol` sequential MKCOLs
  * (default 2,000), medians of `--runs` (default 3). The drive runs as bench/serve_app.ts (fs
- * blobs, KV file). Usage: deno run -A bench/webdav.ts [--entries N] [--mkcol N] [--runs N]
+ * blobs, KV file). The MKCOLs also go to the create floor (bench/serve_create_floor.ts --sets 9: a
+ * bare `Deno.serve` doing one `getMany` and one 9-key commit per MKCOL, as many keys as a create
+ * of the drive commits), so the ratio any design could reach here shows beside the drive's.
+ * Usage: deno run -A bench/webdav.ts [--entries N] [--mkcol N] [--runs N]
  * [--names-only] (PROPFIND of displayname and resourcetype instead of allprop)
  */
 import {
@@ -15,6 +18,7 @@ import {
   peakRssMiB,
   resetPeak,
   startApp,
+  startServer,
   waitFor,
 } from "./lib.ts";
 
@@ -102,6 +106,11 @@ async function measure(t: Target, listPath: string) {
 const dir = await Deno.makeTempDir({ prefix: "bench-webdav-" });
 const rcloneDir = await Deno.makeTempDir({ prefix: "bench-rclone-" });
 const app = await startApp(dir);
+const floor = await startServer(new URL("./serve_create_floor.ts", import.meta.url).pathname, [
+  `${dir}/floor.kv`,
+  "--sets",
+  "9",
+]);
 const port = freePort();
 const rclone = new Deno.Command("rclone", {
   args: ["serve", "webdav", rcloneDir, "--addr", `127.0.0.1:${port}`, "--config", "/dev/null"],
@@ -125,6 +134,16 @@ try {
   };
 
   const results: Record<string, Record<string, number>> = {};
+  const floorTarget: Target = {
+    name: "floor",
+    base: floor.url,
+    auth: "Bearer floor-key",
+    pid: floor.pid,
+  };
+  // The floor's MKCOLs, medians of RUNS rounds (its MKCOLs are fast: a median steadies it).
+  const floorRates = [];
+  for (let i = 0; i < RUNS; i++) floorRates.push(await mkcolRate(floorTarget, `/f${i}`, MKCOLS));
+  const floorMkcol = median(floorRates);
   for (const t of [drive, rc]) {
     await (await send(t, "MKCOL", "/mk")).body?.cancel();
     await (await send(t, "MKCOL", "/big")).body?.cancel();
@@ -152,12 +171,17 @@ try {
   );
   console.log(
     `${MKCOLS} sequential MKCOL: drive ${results.drive.mkcolPerS}/s, rclone ` +
-      `${results.rclone.mkcolPerS}/s: ${r("mkcolPerS")}× rclone`,
+      `${results.rclone.mkcolPerS}/s: ${r("mkcolPerS")}× rclone; the create floor ` +
+      `${Math.round(floorMkcol)}/s: ${
+        (floorMkcol / results.rclone.mkcolPerS).toFixed(2)
+      }× rclone, ` +
+      `the drive ${(results.drive.mkcolPerS / floorMkcol).toFixed(2)}× the floor`,
   );
 } finally {
   rclone.kill("SIGTERM");
   await rclone.status;
   await app.stop();
+  await floor.stop();
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   await Deno.remove(rcloneDir, { recursive: true }).catch(() => {});
 }
