@@ -55,14 +55,23 @@ const STATUS_OF_CODE: Record<string, number> = {
   RESOURCE_010: 423, // locked by the editor or the provider
   AUTH_005: 401,
   AUTH_006: 401,
+  // Lost to concurrent writes every time it was tried: worth repeating as it was. WebDAV clients
+  // (rclone, Finder, the Mini-Redirector) retry a 503; a 409 tells them the parent is missing.
+  RESOURCE_012: 503,
 };
+
+/** Seconds a 503 for lost contention asks the client to wait before trying again. */
+const CONTENTION_RETRY_AFTER_S = 1;
 
 /** Any thrown error as a DavError; unknown errors are rethrown (a real fault, answered 500). */
 export function toDavError(err: unknown): DavError {
   if (err instanceof DavError) return err;
   if (isDriveError(err)) {
     const status = STATUS_OF_CODE[err.code] ?? err.status;
-    return new DavError(status, err.message, { code: err.code });
+    const headers: Record<string, string> = err.code === "RESOURCE_012"
+      ? { "retry-after": String(CONTENTION_RETRY_AFTER_S) }
+      : {};
+    return new DavError(status, err.message, { code: err.code, headers });
   }
   throw err;
 }
