@@ -11,6 +11,7 @@ import {
 } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { listChildren } from "../../kv/tree/listing.ts";
+import { getUser } from "../../kv/identity/users.ts";
 import type { ApiEnv } from "../http/auth.ts";
 import { ok } from "../http/envelope.ts";
 import {
@@ -68,6 +69,7 @@ const BreadcrumbSchema = z.object({
 const MetadataSchema = ResourceItemSchema.extend({
   permissions: PermissionsSchema,
   isOwner: z.boolean().describe("Whether the caller owns it"),
+  ownerName: z.string().nullable().describe("The owner's display name; null when gone"),
   path: z.array(BreadcrumbSchema).openapi({
     description: "Folders from the top down to the parent; for a shared resource only the part " +
       "the caller can see. Empty at the drive root.",
@@ -132,10 +134,12 @@ export function resourcesApi(d: Deps) {
     const caller = c.get("caller");
     const access = await authorizeResourceAccess(d.kv, caller, { rs: resourceSeq, ss }, "view");
     const ancestors = await visibleAncestors(d.kv, caller, access.path);
+    const owner = await getUser(d.kv, access.resource.ownerSeq);
     return ok(c, {
       ...toResourceItem(access.resource),
       permissions: { ...access.permissions },
       isOwner: access.isOwner,
+      ownerName: owner?.name ?? null,
       path: ancestors.map((r) => ({ resourceSeq: r.rs, name: r.name })),
     }, 200);
   });

@@ -130,6 +130,9 @@ const CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
+  // The app's preview plays audio and video and shows PDFs from the drive's view route.
+  "media-src 'self'",
+  "frame-src 'self'",
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",

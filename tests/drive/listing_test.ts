@@ -196,6 +196,7 @@ Deno.test("metadata: permissions, breadcrumbs, and a read-only key may list and 
     assert.equal(own.body.data.size, 8);
     assert.equal(own.body.data.type, "FILE");
     assert.equal(own.body.data.isOwner, true);
+    assert.equal(own.body.data.ownerName, "alice");
     assert.deepEqual(own.body.data.path, [
       { resourceSeq: top, name: "Top" },
       { resourceSeq: team, name: "Team" },
@@ -213,6 +214,7 @@ Deno.test("metadata: permissions, breadcrumbs, and a read-only key may list and 
     assert.equal(shared.status, 200, JSON.stringify(shared.body));
     assert.equal(shared.body.data.isOwner, false);
     assert.equal(shared.body.data.ownerSeq, alice.userSeq);
+    assert.equal(shared.body.data.ownerName, "alice");
     // Bob sees the path from the shared folder down, not Alice's folders above it.
     assert.deepEqual(shared.body.data.path, [
       { resourceSeq: team, name: "Team" },

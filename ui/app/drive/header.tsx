@@ -1,5 +1,6 @@
 /** The folder path above the list, and the column heads that sort it. */
 import type { Crumb, SortBy, SortOrder } from "./api.ts";
+import type { Listing } from "./listing.ts";
 import { drivePath, type DriveRoute, linkClick } from "../router.ts";
 import { t } from "../store.ts";
 import type { MessageKey } from "../messages.ts";
@@ -79,5 +80,40 @@ export function SortBar(
       {cell("size")}
       {cell("update")}
     </div>
+  );
+}
+
+/** The line under the list: loading, an error, the last action's result, or the counts. */
+export function StatusLine(props: {
+  listing: Listing;
+  status: string;
+  selected: number;
+  view: DriveRoute["view"];
+}) {
+  const { listing, status, selected } = props;
+  const empty: MessageKey = props.view === "trash"
+    ? "emptyTrash"
+    : props.view === "search"
+    ? "noHits"
+    : "empty";
+  const rows = listing.rows.value;
+  const done = listing.done.value;
+  return (
+    <p class="drive-status" role="status">
+      {listing.loading.value && !rows.length
+        ? t("loading")
+        : listing.error.value
+        ? t("error", listing.error.value)
+        : status
+        ? status
+        : done && !rows.length
+        ? t(empty)
+        : [
+          done
+            ? (rows.length === 1 ? t("oneItem") : t("items", rows.length))
+            : t("more", rows.length),
+          selected ? t("selected", selected) : "",
+        ].filter(Boolean).join(" · ")}
+    </p>
   );
 }

@@ -10,17 +10,18 @@ import { Listing } from "./listing.ts";
 import { ROW_HEIGHT, VirtualList } from "./virtual_list.tsx";
 import { RowView } from "./rows.tsx";
 import { listKey } from "./keys.ts";
-import { useLiveFolder } from "./live.ts";
 import { ShortcutSheet } from "./shortcuts.tsx";
 import { NewFolderForm, SearchBox, ViewNav } from "./toolbar.tsx";
 import { downloadLabel, ViewActions, zipOrFile } from "./view_actions.tsx";
-import { Breadcrumbs, SortBar } from "./header.tsx";
+import { Breadcrumbs, SortBar, StatusLine } from "./header.tsx";
 import { drivePath, type DriveRoute, navigate } from "../router.ts";
 import { drive, me, t } from "../store.ts";
 import { download, folderRow, PREFETCH_ROWS, sourceOf, TITLES } from "./views.ts";
 import { FileActions } from "./file_actions.tsx";
 import { NewDocumentMenu } from "./new_document.tsx";
 import { GridView, LayoutToggle, useLayout } from "./grid.tsx";
+import { usePreview } from "../preview/host.tsx";
+import { reindex, useLiveUpdates } from "../preview/live.ts";
 
 export function DrivePage(props: { r: DriveRoute }) {
   const { r } = props;
@@ -30,7 +31,6 @@ export function DrivePage(props: { r: DriveRoute }) {
     () => new Listing(sourceOf(r, sort)),
     [r.view, r.folder, r.ss, r.q, r.type, sort[0], sort[1]],
   );
-  useLiveFolder(r, listing, sort);
   const [active, setActive] = useState(-1);
   const [anchor, setAnchor] = useState(-1);
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
@@ -90,6 +90,8 @@ export function DrivePage(props: { r: DriveRoute }) {
   };
   const fail = (err: unknown) => setStatus(t("error", (err as Error).message));
   const refocus = () => list.current?.focus({ preventScroll: true });
+  const preview = usePreview(listing, (i) => moveTo(i, false), refocus);
+  useLiveUpdates(r, listing, sort, (b, a) => setActive((x) => reindex(x, b, a)));
 
   const open = (row: Row) => {
     if (r.view === "trash") return;
@@ -98,7 +100,7 @@ export function DrivePage(props: { r: DriveRoute }) {
       const own = row.ss === undefined || row.ss === me.value?.userSeq ||
         r.view === "mine" && !r.ss;
       navigate(drivePath({ folder: row.rs, ss: own ? undefined : row.ss }));
-    } else drive.downloadUrl(row).then(download, fail);
+    } else preview.open(row);
   };
 
   const up = () => {
@@ -259,7 +261,6 @@ export function DrivePage(props: { r: DriveRoute }) {
   const picked = targets();
   const one = picked.length === 1 ? picked[0] : null;
   const done = listing.done.value;
-  const emptyText = r.view === "trash" ? "emptyTrash" : r.view === "search" ? "noHits" : "empty";
   return (
     <div class="drive">
       <ViewNav r={r} />
@@ -376,24 +377,15 @@ export function DrivePage(props: { r: DriveRoute }) {
               )}
             />
           )}
-        <p class="drive-status" role="status">
-          {listing.loading.value && !rows.length
-            ? t("loading")
-            : listing.error.value
-            ? t("error", listing.error.value)
-            : status
-            ? status
-            : done && !rows.length
-            ? t(emptyText)
-            : [
-              done
-                ? (rows.length === 1 ? t("oneItem") : t("items", rows.length))
-                : t("more", rows.length),
-              selected.size ? t("selected", selected.size) : "",
-            ].filter(Boolean).join(" · ")}
-        </p>
+        <StatusLine
+          listing={listing}
+          status={status}
+          selected={selected.size}
+          view={r.view}
+        />
       </div>
       {help && <ShortcutSheet onClose={() => setHelp(false)} />}
+      {preview.view}
     </div>
   );
 }
