@@ -219,12 +219,17 @@ browserTest(
       await views.getByRole("link", { name: "Shared with me" }).getAttribute("aria-current"),
       "page",
     );
+    // Enter previews the owner's file; the preview's Download gets its bytes.
     await row(page, "minutes.txt").click();
+    await page.keyboard.press("Enter");
+    const preview = page.getByRole("dialog", { name: "minutes.txt" });
     const [file] = await Promise.all([
       page.waitForEvent("download"),
-      page.keyboard.press("Enter"),
+      preview.getByRole("link", { name: "Download" }).click(),
     ]);
     assert.equal(await Deno.readTextFile(await file.path()), "minutes\n");
+    await page.keyboard.press("Escape");
+    await preview.waitFor({ state: "detached" });
     await page.keyboard.press("Backspace");
     await page.getByRole("heading", { level: 1, name: "Shared with me" }).waitFor();
 
