@@ -216,6 +216,9 @@ export class DriveApi {
     );
     return d.linkUrl;
   }
+
+  /** The session's CSRF token, for the requests tus-js-client makes (ui/app/upload/). */
+  csrf = () => this.session.csrf();
 }
 
 interface SharedEntry {

@@ -14,6 +14,7 @@ import { ShortcutSheet } from "./shortcuts.tsx";
 import { NewFolderForm, SearchBox, ViewNav } from "./toolbar.tsx";
 import { downloadLabel, ViewActions, zipOrFile } from "./view_actions.tsx";
 import { Breadcrumbs, SortBar, StatusLine } from "./header.tsx";
+import { UploadZone } from "../upload/zone.tsx";
 import { drivePath, type DriveRoute, navigate } from "../router.ts";
 import { drive, me, t } from "../store.ts";
 import { download, folderRow, PREFETCH_ROWS, sourceOf, TITLES } from "./views.ts";
@@ -277,6 +278,7 @@ export function DrivePage(props: { r: DriveRoute }) {
             />
           )}
           <LayoutToggle layout={layout} onChange={setLayout} />
+          <UploadZone r={r} listing={listing} />
         </div>
         {r.view === "mine" && r.folder ? <Breadcrumbs crumbs={crumbs} ss={r.ss} /> : null}
         <div class="drive-head">
