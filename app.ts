@@ -5,7 +5,7 @@ import { errorEnvelope } from "./api/http/envelope.ts";
 import { jsonResponse } from "./api/http/json_response.ts";
 import { EXTERNAL_BASE, externalApi } from "./api/external/index.ts";
 import { ACCOUNT_BASE, accountApi } from "./api/account/index.ts";
-import { PUBLIC_LINKS_BASE, publicLinksApi } from "./api/public/links.ts";
+import { PUBLIC_LINKS_BASE, publicLinksApi } from "./api/public/index.ts";
 import { staticRoutes } from "./api/public/static.ts";
 import { AUTH_BASE, oidcSignInApi } from "./api/public/oidc.ts";
 import type { AdminTokenCheck } from "./kv/identity/admin_token.ts";

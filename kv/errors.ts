@@ -134,6 +134,10 @@ export const ERROR_CATALOG = {
     403,
     "Only the owner (or, for recipients, a re-share holder) may do this to the share",
   ),
+  SHARE_011: entry(
+    400,
+    "A file request is a PUBLIC_LINK on a folder with cv and cu only (no ce, cd or cs)",
+  ),
   // Public share-link page
   LINK_001: entry(401, "Wrong share-link password"),
   LINK_002: entry(
@@ -143,6 +147,8 @@ export const ERROR_CATALOG = {
   LINK_003: entry(403, "An ORG_LINK opens only for signed-in members of the owner's organization"),
   LINK_004: entry(401, "The link is password-protected: send a valid access token (X-Link-Access)"),
   LINK_005: entry(403, "The link's owner (the user or their tenant) is disabled"),
+  LINK_006: entry(403, "A file-request link only takes uploads: nothing of the folder is shown"),
+  LINK_007: entry(403, "This link does not allow uploads"),
   // Editor session (web-office)
   OFFICE_001: entry(403, "loginUserSeq names no user of the API key's tenant"),
   OFFICE_002: entry(

@@ -58,6 +58,11 @@ export const PUBLIC_LINKS_BASE = "/public/v1";
  */
 const LINK_TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
 const ITEMS_PAGE = 200;
+/** The tus routes of ./link_uploads.ts, whose bodies are file bytes, not JSON. */
+const LINK_UPLOAD_BODIES = [
+  { method: "POST", path: /^\/links\/[^/]+\/uploads$/ },
+  { method: "PATCH", path: /^\/links\/[^/]+\/uploads\/[^/]+$/ },
+];
 
 // ---------------------------------------------------------------- the routes
 
@@ -233,7 +238,8 @@ export function publicLinksApi(d: Deps) {
     c.header("Cache-Control", "no-store");
     c.header("Referrer-Policy", "no-referrer");
   });
-  app.use("*", limitBody());
+  // The link uploads (./link_uploads.ts) stream their bodies to storage under the quota.
+  app.use("*", limitBody({ base: PUBLIC_LINKS_BASE, streamed: LINK_UPLOAD_BODIES }));
   const checkToken = async (c: Context, next: Next) => {
     if (!LINK_TOKEN_SHAPE.test(c.req.param("token") ?? "")) {
       fail("SHARE_007", "No share link has this token (a link token is a short base64url string)");
@@ -255,6 +261,7 @@ export function publicLinksApi(d: Deps) {
       shareType: link.share.type,
       passwordRequired: link.passwordRequired,
       expireDate: link.share.expiresAt === null ? null : toIso(link.share.expiresAt),
+      fileRequest: link.share.fileRequest === true,
       ...(link.unlocked
         ? { resource: publicItem(link.resource), permissions: linkPermissions(link) }
         : {}),

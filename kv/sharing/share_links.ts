@@ -133,18 +133,52 @@ export async function describeLink(
   return { share, resource: path[0], flags, passwordRequired, unlocked };
 }
 
-/** Like describeLink, but fails unless the visitor may see the content. */
+/**
+ * Like describeLink, but fails unless the visitor may see the content (`purpose` "see"), or
+ * may reach the link to upload ("upload"). A file request shows nothing: LINK_006 for "see".
+ */
 export async function requireLinkAccess(
   kv: Deno.Kv,
   token: string,
   accessToken: string | undefined,
+  purpose: "see" | "upload" = "see",
 ): Promise<AnonymousLink> {
   const link = await describeLink(kv, token, accessToken);
   if (link.share.type === "ORG_LINK") {
     fail("LINK_003", "Open this link signed in as a member of the owner's organization");
   }
   if (!link.unlocked) fail("LINK_004", "Send the access token from POST .../access", "access");
+  if (purpose === "see" && link.share.fileRequest === true) {
+    fail("LINK_006", "This link is a file request: it only takes uploads");
+  }
   return link;
+}
+
+/**
+ * Where an anonymous visitor's upload goes: the link must be unlocked and grant cu (LINK_007);
+ * a file request always takes its own folder, another link any folder inside it (`folderSeq`).
+ * The file is the owner's (their drive, their quota, their events): `owner` is the caller the
+ * upload is stored for, asked again at every request since the link may change meanwhile.
+ */
+export async function authorizeLinkUpload(
+  kv: Deno.Kv,
+  token: string,
+  accessToken: string | undefined,
+  folderSeq: number | undefined,
+): Promise<{ link: AnonymousLink; folder: Resource; owner: Caller }> {
+  const link = await requireLinkAccess(kv, token, accessToken, "upload");
+  if (!link.flags.cu) fail("LINK_007", "This link does not allow uploads");
+  if (link.resource.type !== "FOLDER") {
+    fail("RESOURCE_005", "This link is to a file, not a folder", "folderSeq");
+  }
+  const rs = link.share.fileRequest ? link.share.rs : folderSeq ?? link.share.rs;
+  const { resource } = await resourceInLink(kv, link.share, rs, "folderSeq");
+  if (resource.type !== "FOLDER") fail("RESOURCE_005", "folderSeq is a file", "folderSeq");
+  return {
+    link,
+    folder: resource,
+    owner: { userSeq: link.share.ownerSeq, tenantId: link.share.tenantId },
+  };
 }
 
 // ---------------------------------------------------------------- password guessing

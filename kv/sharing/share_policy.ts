@@ -114,6 +114,27 @@ export function assertPasswordFits(type: ShareType, password: string | null | un
   }
 }
 
+/**
+ * SHARE_011 unless a file request (`fileRequest` true) is a PUBLIC_LINK on a folder granting cv
+ * and cu only. View stays the prerequisite (SHARE_008's rule for links): the link grants cv so
+ * the visitor may open it, and the public API (api/public/links.ts) shows a file request nothing
+ * but the upload form, so cv there means "may open the drop box", never "may list".
+ */
+export function assertFileRequestFits(
+  type: ShareType,
+  flags: ShareFlags,
+  resource: { type: "FILE" | "FOLDER" },
+  fileRequest: boolean,
+) {
+  if (!fileRequest) return;
+  if (type !== "PUBLIC_LINK" || resource.type !== "FOLDER") {
+    fail("SHARE_011", "A file request is a PUBLIC_LINK on a folder", "fileRequest");
+  }
+  if (!flags.cv || !flags.cu || flags.ce || flags.cd || flags.cs) {
+    fail("SHARE_011", "A file request grants cv and cu only (ce, cd and cs false)", "fileRequest");
+  }
+}
+
 /** The expiry of a request: a date means its last millisecond (UTC); null removes it. */
 export function parseExpiry(expireDate: string | null | undefined): number | null | undefined {
   if (expireDate === undefined || expireDate === null) return expireDate;

@@ -39,6 +39,7 @@ import {
   shareTypeGenKey,
 } from "../keys.ts";
 import {
+  assertFileRequestFits,
   assertHierarchyAllows,
   assertPasswordFits,
   type FlagsInput,
@@ -61,6 +62,8 @@ export interface ShareInput extends FlagsInput {
   password?: string | null;
   /** ISO date or date-time; null removes it (change only). */
   expireDate?: string | null;
+  /** An upload-only file request (share_policy.ts, assertFileRequestFits); omitted = unchanged. */
+  fileRequest?: boolean;
 }
 
 /** Link keys of a share, added to or removed from `op`. */
@@ -114,6 +117,7 @@ export async function createShare(
     flags,
   );
   assertPasswordFits(input.st, input.password);
+  assertFileRequestFits(input.st, flags, resource, input.fileRequest ?? false);
   const expiresAt = parseExpiry(input.expireDate) ?? null;
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   const shareSeq = await nextSeq(d.kv, "share");
@@ -146,6 +150,7 @@ export async function createShare(
       passwordHash,
       passwordSetAt: passwordHash ? now : null,
       expiresAt,
+      ...(input.fileRequest ? { fileRequest: true } : {}),
       createdAt: now,
       createdBy: caller.userSeq,
       updatedAt: now,
@@ -210,6 +215,8 @@ export async function changeShare(
     else if (resolved) targets = mergeTargets(prev.targets, resolved, caller.userSeq, now);
     else targets = prev.type === "SPECIFIC_USERS" ? prev.targets : [];
     const passwordHash = !isLink ? null : newHash === undefined ? prev.passwordHash : newHash;
+    const fileRequest = input.fileRequest ?? (input.st === prev.type && prev.fileRequest === true);
+    assertFileRequestFits(input.st, flags, view.resource, fileRequest);
     const next: Share = {
       ...prev,
       type: input.st,
@@ -223,6 +230,7 @@ export async function changeShare(
         ? null
         : now,
       expiresAt: expiry === undefined ? prev.expiresAt : expiry,
+      fileRequest,
       updatedAt: now,
       updatedBy: caller.userSeq,
     };

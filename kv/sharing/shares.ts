@@ -59,6 +59,11 @@ export interface Share {
   /** When the password was last set: access tokens issued before it stop working. */
   passwordSetAt: number | null;
   expiresAt: number | null;
+  /**
+   * An upload-only "file request" (PUBLIC_LINK on a folder, cv and cu only): visitors may add
+   * files but the public API shows them nothing of the folder. Absent on older shares: false.
+   */
+  fileRequest?: boolean;
   createdAt: number;
   createdBy: number;
   updatedAt: number;

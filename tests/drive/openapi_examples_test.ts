@@ -9,7 +9,8 @@
  * - tenant 1; user 1 "alice" (the caller, whose API key "try it" uses) and user 2 "bob";
  * - alice's folder 1 "Reports" holding file 2 "Q1 report.docx" (two versions), her folder 3
  *   "Archive", shared with bob (share 1); bob's folder 4 "Team", shared with alice (share 2);
- * - alice's share links: folder 1 open to anyone with the link (share 3), and her folder 5
+ * - alice's share links: folder 1 open to anyone with the link, who may download and upload
+ *   (share 3), and her folder 5
  *   "Press kit" behind the password "s3cret" (share 4);
  * - the second version of file 2 is a real document (the shipped en-US template), so its `view`
  *   is a PDF preview; the thumbnail, last, is of an image uploaded right before it (MINTED).
@@ -34,6 +35,7 @@ const ORDER = [
   "unlockLink",
   "listLinkItems",
   "downloadLinkFile",
+  "downloadLinkZip",
   // Drive API.
   "listResources",
   "getResource",
@@ -99,6 +101,11 @@ const ORDER = [
   // Last: their image is uploaded just before them, which would shift the seqs the others expect.
   "fileThumbnail",
   "linkFileThumbnail",
+  // Uploads through the open link (it grants cu): after the others, as they add a file.
+  "linkTusCreateUpload",
+  "linkTusUploadOffset",
+  "linkTusAppend",
+  "linkTusTerminate",
 ];
 
 /** What the world built before the operations run hands them. */
@@ -141,7 +148,7 @@ async function buildWorld(server: Parameters<Parameters<typeof withServer>[0]>[0
   assert.equal(await bob.newFolder("Team"), 4);
   assert.equal((await alice.shareWith(3, bob)).shareSeq, 1);
   assert.equal((await bob.shareWith(4, alice, "ce", "cd", "cu")).shareSeq, 2);
-  const open = await alice.newShare({ rs: 1, st: "PUBLIC_LINK", ...shareFlags("cd") });
+  const open = await alice.newShare({ rs: 1, st: "PUBLIC_LINK", ...shareFlags("cd", "cu") });
   assert.equal(await alice.newFolder("Press kit"), 5);
   const locked = await alice.newShare({
     rs: 5,
@@ -206,7 +213,7 @@ async function learn(world: World, operationId: string, res: Response) {
     const link = (await res.clone().json()).data.linkUrl as string;
     world.downloadToken = new URL(link, "http://x").searchParams.get("dt")!;
   }
-  if (operationId === "tusCreateUpload") {
+  if (operationId === "tusCreateUpload" || operationId === "linkTusCreateUpload") {
     world.uploadId = res.headers.get("location")!.split("/").pop()!;
   }
 }

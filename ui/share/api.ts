@@ -24,6 +24,8 @@ export interface LinkInfo {
   shareType: string;
   passwordRequired: boolean;
   expireDate: string | number | null;
+  /** An upload-only file request: the page offers only the uploader. */
+  fileRequest?: boolean;
   resource?: SharedResource;
   permissions?: LinkPermissions;
 }
@@ -121,6 +123,20 @@ export const linkApi = {
     if (folderSeq) q.set("folderSeq", String(folderSeq));
     if (cursor) q.set("cursor", cursor);
     return call<FolderListing>(token, `/items${q.size ? `?${q}` : ""}`);
+  },
+  /** The folder (default: the link's) as one ZIP. */
+  zipUrl(token: string, folderSeq?: number): string {
+    const q = new URLSearchParams();
+    if (folderSeq) q.set("folderSeq", String(folderSeq));
+    const access = storedAccess(token);
+    if (access) q.set("access", access);
+    return `${base(token)}/zip${q.size ? `?${q}` : ""}`;
+  },
+  thumbnailUrl(token: string, resourceSeq: number): string {
+    const access = storedAccess(token);
+    return `${base(token)}/files/${resourceSeq}/thumbnail?size=256${
+      access ? `&access=${encodeURIComponent(access)}` : ""
+    }`;
   },
   downloadUrl(token: string, resourceSeq: number): string {
     const access = storedAccess(token);

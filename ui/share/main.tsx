@@ -19,6 +19,8 @@ import {
   type LinkInfo,
   type SharedResource,
 } from "./api.ts";
+import { FileRequestView, Uploader } from "./upload.tsx";
+import { EntryVisual } from "./entry_visual.tsx";
 
 const token = decodeURIComponent(location.pathname.replace(/^\/s\//, "").replace(/\/+$/, ""));
 
@@ -29,6 +31,7 @@ type View =
   | { kind: "outside" }
   | { kind: "error"; message: string }
   | { kind: "password"; info: LinkInfo }
+  | { kind: "request"; info: LinkInfo }
   | { kind: "file"; info: LinkInfo; file: SharedResource }
   | { kind: "folder"; info: LinkInfo; listing: FolderListing };
 
@@ -63,6 +66,7 @@ async function load(): Promise<void> {
   }
   if (isPast(info.expireDate)) return void (view.value = { kind: "gone" });
   if (!info.resource) return void (view.value = { kind: "password", info });
+  if (info.fileRequest) return void (view.value = { kind: "request", info });
   if (info.resource.type === "FILE") {
     return void (view.value = { kind: "file", info, file: info.resource });
   }
@@ -193,17 +197,6 @@ function FileView({ info, file }: { info: LinkInfo; file: SharedResource }) {
   );
 }
 
-/** Drawn inline: system fonts may lack emoji, and nothing is fetched from elsewhere. */
-function EntryIcon({ folder }: { folder: boolean }) {
-  return (
-    <svg class="icon" viewBox="0 0 20 20" width="20" height="20" aria-hidden="true">
-      {folder
-        ? <path d="M2 5a1 1 0 0 1 1-1h5l2 2h7a1 1 0 0 1 1 1v8a1 1 0 0 1-1 1H3a1 1 0 0 1-1-1z" />
-        : <path d="M5 2h7l4 4v11a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V3a1 1 0 0 1 1-1zm7 0v4h4" />}
-    </svg>
-  );
-}
-
 function FolderView({ info, listing }: { info: LinkInfo; listing: FolderListing }) {
   const canDownload = info.permissions?.canDownload === true;
   const heading = useRef<HTMLHeadingElement>(null);
@@ -260,11 +253,16 @@ function FolderView({ info, listing }: { info: LinkInfo; listing: FolderListing 
         </nav>
       )}
       <h1 tabIndex={-1} ref={heading}>{listing.folder.name}</h1>
+      {canDownload && all.length > 0 && (
+        <a class="button" href={linkApi.zipUrl(token, listing.folder.resourceSeq)} download>
+          Download all as ZIP
+        </a>
+      )}
       {all.length === 0 ? <p class="muted">This folder is empty.</p> : (
         <ul class="entries">
           {[...folders, ...files].map((item) => (
             <li key={item.resourceSeq} class={item.type === "FOLDER" ? "folder" : "file"}>
-              <EntryIcon folder={item.type === "FOLDER"} />
+              <EntryVisual token={token} item={item} />
               {item.type === "FOLDER"
                 ? (
                   <a
@@ -293,6 +291,13 @@ function FolderView({ info, listing }: { info: LinkInfo; listing: FolderListing 
         </div>
       )}
       {moreError.value && <p class="form-error" role="alert">{moreError.value}</p>}
+      {info.permissions?.canUpload && (
+        <Uploader
+          token={token}
+          folderSeq={listing.folder.resourceSeq}
+          onDone={() => load()}
+        />
+      )}
       <Expiry info={info} />
     </section>
   );
@@ -346,6 +351,14 @@ function SharePage() {
       return <Message title="Something went wrong">{v.message}</Message>;
     case "password":
       return <PasswordPrompt info={v.info} />;
+    case "request":
+      return (
+        <FileRequestView
+          token={token}
+          name={v.info.resource!.name}
+          expiry={<Expiry info={v.info} />}
+        />
+      );
     case "file":
       return <FileView info={v.info} file={v.file} />;
     case "folder":

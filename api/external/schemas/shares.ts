@@ -54,6 +54,14 @@ const ExpireDate = z.string().max(40).openapi({
   example: "2030-12-31",
 });
 
+/** The upload-only link (docs/api.md, "File requests"). */
+const FileRequestFlag = z.boolean().optional().openapi({
+  description: "An upload-only file request: a PUBLIC_LINK on a folder with cv and cu only " +
+    "(SHARE_011 otherwise); visitors may upload but see nothing of the folder. Omitted: " +
+    "false on create, unchanged on change",
+  example: false,
+});
+
 export const CreateShareBody = z.object({
   rs: z.number().int().positive().describe("The file or folder to share"),
   st: ShareTypeSchema.describe("The share type"),
@@ -61,6 +69,7 @@ export const CreateShareBody = z.object({
   ts: z.array(TargetInputSchema).optional().describe("The recipients (SPECIFIC_USERS only)"),
   password: Password.optional().openapi({ description: "ORG_LINK / PUBLIC_LINK only" }),
   expireDate: ExpireDate.optional(),
+  fileRequest: FileRequestFlag,
 }).openapi("CreateShareRequest", { description: "A new share" });
 
 export const ChangeShareBody = z.object({
@@ -75,6 +84,7 @@ export const ChangeShareBody = z.object({
   expireDate: ExpireDate.nullable().optional().openapi({
     description: "Omitted = unchanged, null = removed",
   }),
+  fileRequest: FileRequestFlag,
 }).openapi("ChangeShareRequest", { description: "A change of a share" });
 
 export const TargetsBody = z.object({
@@ -124,6 +134,7 @@ export const ShareSchema = z.object({
   expireDate: z.string().nullable().describe("When it stops working; null: never"),
   isExpired: z.boolean().describe("Whether it has expired"),
   linkUrl: z.string().nullable().describe("The link to open; null for SPECIFIC_USERS"),
+  fileRequest: z.boolean().describe("Whether the link is an upload-only file request"),
   modifiable: z.boolean().describe("Whether the caller may change the share"),
   targets: z.array(RecipientSchema).describe("The recipients"),
   createdAt: z.string().describe("Created, ISO 8601"),
@@ -188,6 +199,7 @@ export function shareInputOf(body: z.infer<typeof ChangeShareBody>): ShareInput 
     ts: targetsOf(body.ts),
     password: body.password,
     expireDate: body.expireDate,
+    fileRequest: body.fileRequest,
   };
 }
 
@@ -248,6 +260,7 @@ export async function shareView(d: Deps, share: Share) {
     expireDate: share.expiresAt === null ? null : toIso(share.expiresAt),
     isExpired: isExpired(share),
     linkUrl: linkUrlOf(d.config.publicUrl, share),
+    fileRequest: share.fileRequest === true,
     modifiable: fixed.size === 0,
     targets: await recipientsView(d, share),
     createdAt: toIso(share.createdAt),

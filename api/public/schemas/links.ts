@@ -35,6 +35,9 @@ export const LinkInfoSchema = z.object({
     "The link is password-protected: unlock it with POST /links/{token}/access first",
   ),
   expireDate: z.string().nullable().describe("When the link stops working; null: never"),
+  fileRequest: z.boolean().describe(
+    "An upload-only file request: the only thing it offers is POST /links/{token}/uploads",
+  ),
   resource: PublicItemSchema.optional().describe("The shared file or folder, once unlocked"),
   permissions: LinkPermissionsSchema.optional().describe("What it allows, once unlocked"),
 }).openapi("LinkInfo", { description: "A link's kind, and its resource once it is unlocked" });

@@ -243,3 +243,17 @@ interface PinnedFolder {
   sharedByUserSeq: number;
   pinnedAt: string;
 }
+
+/**
+ * A JSON call of the drive API through `api`'s session, for features that keep their client in
+ * their own files (ui/app/share/): same envelope, same errors.
+ */
+// deno-lint-ignore no-explicit-any
+export function driveCall<T = any>(
+  api: DriveApi,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  return api["call"]<T>(method, path, body);
+}

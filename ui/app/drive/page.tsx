@@ -11,6 +11,7 @@ import { ROW_HEIGHT, VirtualList } from "./virtual_list.tsx";
 import { RowView } from "./rows.tsx";
 import { listKey } from "./keys.ts";
 import { ShortcutSheet } from "./shortcuts.tsx";
+import { ShareButton } from "../share/dialog.tsx";
 import { NewFolderForm, SearchBox, ViewNav } from "./toolbar.tsx";
 import { downloadLabel, ViewActions, zipOrFile } from "./view_actions.tsx";
 import { Breadcrumbs, SortBar, StatusLine } from "./header.tsx";
@@ -279,6 +280,7 @@ export function DrivePage(props: { r: DriveRoute }) {
           )}
           <LayoutToggle layout={layout} onChange={setLayout} />
           <UploadZone r={r} listing={listing} />
+          {r.view !== "trash" && <ShareButton row={one} />}
         </div>
         {r.view === "mine" && r.folder ? <Breadcrumbs crumbs={crumbs} ss={r.ss} /> : null}
         <div class="drive-head">
