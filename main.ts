@@ -40,14 +40,23 @@ try {
 }
 await showAdminToken(service);
 const controller = new AbortController();
+/** Requests in flight get this long to finish, then their connections are cut. */
+const GRACE_MS = 10_000;
+/**
+ * How long a stop waits for the server at most. A cut connection normally settles at once, but a
+ * request stuck on a KV or S3 server that is gone may never let its connection finish, and a
+ * stop that never ends leaves the host to SIGKILL (issue 26).
+ */
+const STOP_LIMIT_MS = GRACE_MS + 5_000;
+/** Flushing the log sinks gets this long: a stuck sink must not keep the process either. */
+const LOG_CLOSE_MS = 2_000;
 let server: Server;
 try {
   server = serve(service.app, config, {
     hostname: config.host,
     port: config.port,
     signal: controller.signal,
-    // Requests in flight get 10 s to finish, then their connections are cut.
-    graceMs: 10_000,
+    graceMs: GRACE_MS,
     log: (message) => log.warn(literal(message)),
     onListen,
   });
@@ -99,12 +108,28 @@ async function showAdminToken(service: Service) {
   }
 }
 
+/** `p` settled within `ms` (true), or the time ran out first (false). */
+function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
+  return Promise.race([p.then(() => true, () => true), late]).finally(() => clearTimeout(timer));
+}
+
 async function shutdown(signal: string) {
   log.info(literal(`${signal}: stopping`));
   controller.abort();
-  await server.finished;
-  service.close();
-  await closeLogging();
+  if (!await within(server.finished, STOP_LIMIT_MS)) {
+    log.warn(literal(
+      `connections still open ${STOP_LIMIT_MS / 1000} s after the stop (a request waiting on ` +
+        "KV or S3): exiting without them",
+    ));
+  }
+  try {
+    service.close();
+  } catch (err) {
+    log.warn(literal(`closing the service failed: ${err}`));
+  }
+  await within(closeLogging(), LOG_CLOSE_MS);
   Deno.exit(0);
 }
 for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => shutdown(sig));

@@ -14,8 +14,18 @@
  * Every body sent is a bounded Uint8Array (at most one part), signed as UNSIGNED-PAYLOAD so no
  * byte is hashed twice: aws4fetch would otherwise read a whole stream body into memory to hash
  * it. Credentials are held here and never logged; errors carry the S3 code and status only.
+ *
+ * Bodies (a part, a small object) do not go through fetch but are written from the caller's own
+ * buffer onto a connection of their own (`sendBytes`, blobs/s3_send.ts). Deno's fetch copies a
+ * Uint8Array body twice (the Request's body extraction, then op_fetch): 16 MiB of garbage per
+ * 8 MiB part that the collector frees late. Measured here (2026-11-28, 128 parts of 8 MiB, two
+ * in flight, three reused buffers, against SeaweedFS): RSS grew 114 and 17 MiB through fetch,
+ * 1.3 and 1.6 MiB written to the socket; through main.ts a 1 GiB upload grew the server by
+ * 108 MiB before, and op_fetch, the body extraction and the collector were a third of its CPU
+ * profile (docs/benchmarks.md, "Scale-out: S3 path through the service").
  */
-import { AwsClient } from "aws4fetch";
+import { AwsClient, AwsV4Signer } from "aws4fetch";
+import { sendBytes } from "./s3_send.ts";
 
 export interface S3Settings {
   /** `http(s)://host[:port]`, no path. */
@@ -65,9 +75,7 @@ export interface S3Client {
 }
 
 const UNSIGNED = { "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD" };
-
-/** fetch's BodyInit wants an ArrayBuffer-backed view; the store's buffers always are. */
-const bodyOf = (bytes: Uint8Array) => bytes as Uint8Array<ArrayBuffer>;
+const RETRIES = 3;
 
 function xmlValues(xml: string, tag: string): string[] {
   const out: string[] = [];
@@ -87,7 +95,7 @@ export function openS3Client(s: S3Settings): S3Client {
     secretAccessKey: s.secretAccessKey,
     service: "s3",
     region: s.region,
-    retries: 3,
+    retries: RETRIES,
   });
   const base = new URL(s.endpoint);
   const bucketUrl = s.pathStyle
@@ -101,6 +109,32 @@ export function openS3Client(s: S3Settings): S3Client {
     throw new S3Error(res.status, xmlValues(text, "Code")[0] ?? "Unknown", what);
   }
 
+  /** PUT `body` to `u`, signed, from the buffer itself; 5xx and 429 are tried again. */
+  async function putBytes(what: string, u: string, body: Uint8Array): Promise<Headers> {
+    for (let attempt = 0;; attempt++) {
+      const signer = new AwsV4Signer({
+        url: u,
+        method: "PUT",
+        headers: { ...UNSIGNED, "content-length": String(body.byteLength) },
+        accessKeyId: s.accessKeyId,
+        secretAccessKey: s.secretAccessKey,
+        service: "s3",
+        region: s.region,
+        // The day's signing key, derived once (four HMACs) as the client's own calls do.
+        cache: aws.cache,
+      });
+      const { headers } = await signer.sign();
+      const res = await sendBytes(new URL(u), "PUT", headers, body);
+      const again = res.status >= 500 || res.status === 429;
+      if (res.status >= 200 && res.status < 300) return res.headers;
+      if (!again || attempt === RETRIES) {
+        throw new S3Error(res.status, xmlValues(res.text, "Code")[0] ?? "Unknown", what);
+      }
+      // aws4fetch's backoff: a random wait up to 50 ms doubled per attempt.
+      await new Promise((r) => setTimeout(r, Math.random() * 50 * 2 ** attempt));
+    }
+  }
+
   async function call(what: string, u: string, init: RequestInit): Promise<Response> {
     const res = await aws.fetch(u, { ...init, headers: { ...UNSIGNED, ...init.headers } });
     if (!res.ok) await fail(res, what);
@@ -111,8 +145,7 @@ export function openS3Client(s: S3Settings): S3Client {
     bucket: s.bucket,
 
     async put(key, body) {
-      await (await call("put", url(key), { method: "PUT", body: bodyOf(body) }))
-        .body?.cancel();
+      await putBytes("put", url(key), body);
     },
 
     async get(key, range) {
@@ -184,9 +217,7 @@ export function openS3Client(s: S3Settings): S3Client {
 
     async uploadPart(key, uploadId, partNumber, body) {
       const q = `?partNumber=${partNumber}&uploadId=${encodeURIComponent(uploadId)}`;
-      const res = await call("upload part", url(key, q), { method: "PUT", body: bodyOf(body) });
-      await res.body?.cancel();
-      return res.headers.get("ETag") ?? "";
+      return (await putBytes("upload part", url(key, q), body)).get("ETag") ?? "";
     },
 
     async completeMultipart(key, uploadId, etags) {

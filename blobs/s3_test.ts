@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { openWriteLeases } from "./leases.ts";
 import { openS3BlobStore, PART_SIZE } from "./s3.ts";
-import { openS3Client, type S3Client } from "./s3_client.ts";
+import { openS3Client, type S3Client, S3Error } from "./s3_client.ts";
 import { type Fixture, fixture } from "./store_fixtures.ts";
 import { clearAbandonedWrites } from "./store.ts";
 import { LeaseLostError } from "./leases.ts";
@@ -139,3 +139,38 @@ s3Test(
     assert.equal(await f.leftovers(), 0, "upload aborted, no object, marker gone");
   },
 );
+
+s3Test(
+  "s3: bodies are written from the store's part buffers, never through fetch (which copies each)",
+  async (f) => {
+    // fetch copies a Uint8Array body twice: 16 MiB of late garbage per part, and a 1 GiB upload
+    // grew the server by ~100 MiB (docs/benchmarks.md). Parts and small objects bypass it.
+    const puts: string[] = [];
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = (input, init) => {
+      const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+      if (method === "PUT") puts.push(String(input instanceof Request ? input.url : input));
+      return realFetch(input, init);
+    };
+    try {
+      const big = testBytes(2 * PART_SIZE + 5, 24);
+      const small = testBytes(1000, 25);
+      const a = await f.store.write(pieces(big, MiB));
+      const b = await f.store.write(pieces(small, 100));
+      assert.deepEqual(puts, [], "no PUT body went through fetch");
+      assert.deepEqual(await readAll(await f.store.read(a.blobId)), big);
+      assert.deepEqual(await readAll(await f.store.read(b.blobId)), small);
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+  },
+);
+
+s3Test("s3: an S3 error answer to a part PUT is an S3Error with its code", async (f) => {
+  const client = openS3Client(f.s3!);
+  const err = await client.uploadPart("blobs/nope", "no-such-upload", 1, new Uint8Array(10))
+    .then(() => null, (e) => e);
+  assert.ok(err instanceof S3Error, `not an S3Error: ${err}`);
+  assert.equal(err.status, 404);
+  assert.equal(err.code, "NoSuchUpload");
+});
