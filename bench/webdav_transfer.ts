@@ -60,8 +60,8 @@ async function transfer(args: string[]): Promise<number> {
 
 /**
  * PUTs of `bodies` into the new collection `dir` from `clients` loops: PUTs per second, and how
- * many answers were RESOURCE_012 (409: the commit lost its retries to concurrent ones), which are
- * put again, as a client would.
+ * many answers were RESOURCE_012 (503 with Retry-After, dav/context.ts; 409 before: the commit
+ * lost its retries to concurrent ones), which are put again, as a client would.
  */
 async function smallPuts(
   t: Target,
@@ -86,7 +86,7 @@ async function smallPuts(
         body: bodies[i],
       });
       const text = await res.text();
-      if (res.status === 409 && text.includes("RESOURCE_012")) {
+      if ((res.status === 503 || res.status === 409) && text.includes("RESOURCE_012")) {
         conflicts++;
         queue.push(i);
       } else if (res.status !== 201 && res.status !== 204) {

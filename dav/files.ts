@@ -6,6 +6,7 @@ import { storeNewFile } from "../kv/tree/content.ts";
 import { contentEtag } from "../lib/etag.ts";
 import type { LockOwner } from "../kv/tree/locks.ts";
 import type { Resource } from "../kv/tree/resources.ts";
+import type { NewFileState } from "../kv/tree/placement.ts";
 import type { DavRequest } from "./context.ts";
 import { authorizeContainer, requireParent, type Resolved } from "./paths.ts";
 
@@ -23,6 +24,8 @@ export async function storeAt(
   body: ReadableStream<Uint8Array>,
   expectedSize: number | undefined,
   lockOwner: LockOwner,
+  /** The owner's state and the parent's entry as the request read them (kv/tree/placement.ts). */
+  known?: NewFileState,
 ): Promise<Resource> {
   const parent = requireParent(target);
   await authorizeContainer(ctx, parent);
@@ -37,6 +40,7 @@ export async function storeAt(
     body,
     expectedSize,
     lockOwner,
+    known,
   });
 }
 

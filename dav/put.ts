@@ -8,7 +8,8 @@ import { putContent } from "../kv/tree/content.ts";
 import { davFail, type DavRequest } from "./context.ts";
 import { authorizeNode, requireParent, resolvePath, writeTarget } from "./paths.ts";
 import { etagOf, storeAt } from "./files.ts";
-import { assertWritable } from "./locks.ts";
+import { assertWritable, type WriteTarget } from "./locks.ts";
+import { readNewFileState } from "../kv/tree/placement.ts";
 
 const tagsOf = (header: string) => header.split(",").map((t) => t.trim().replace(/^W\//, ""));
 
@@ -38,8 +39,14 @@ export async function put(ctx: DavRequest): Promise<Response> {
   if (ctx.req.headers.has("content-range")) {
     davFail(400, "A PUT with Content-Range (a partial update) is not supported");
   }
+  // The caller's own drive's state (user, usage, lock stamp), read while the path is walked: most
+  // PUTs go there, and then neither the lock check nor the store reads again before the bytes.
+  const ownState = readNewFileState(ctx.d.kv, ctx.caller.userSeq, null);
+  ownState.catch(() => {}); // awaited below unless the request fails first
   const target = await resolvePath(ctx, ctx.url.pathname);
   const node = target.node;
+  const withStamp = async (t: WriteTarget): Promise<WriteTarget> =>
+    t.ownerSeq === ctx.caller.userSeq ? { ...t, lockStamp: (await ownState).lockStamp } : t;
   if (node && (node.kind !== "resource" || node.resource.type === "FOLDER")) {
     davFail(405, "PUT cannot replace a collection");
   }
@@ -49,7 +56,7 @@ export async function put(ctx: DavRequest): Promise<Response> {
   const expectedSize = expectedSizeOf(ctx.req);
   if (node?.kind === "resource") {
     await authorizeNode(ctx, node, "edit");
-    const lockOwner = await assertWritable(ctx, [writeTarget(target, 0)]);
+    const lockOwner = await assertWritable(ctx, [await withStamp(writeTarget(target, 0))]);
     const next = await putContent(ctx.d, {
       rs: node.resource.rs,
       body,
@@ -59,12 +66,16 @@ export async function put(ctx: DavRequest): Promise<Response> {
       actorSeq: ctx.caller.userSeq,
       quotaCode: "RESOURCE_015",
       lockOwner,
+      known: node.resource.ownerSeq === ctx.caller.userSeq ? await ownState : undefined,
     });
     return new Response(null, { status: 204, headers: { etag: etagOf(next)! } });
   }
-  requireParent(target);
-  const lockOwner = await assertWritable(ctx, [writeTarget(target, 0)]);
-  const created = await storeAt(ctx, target, body, expectedSize, lockOwner);
+  const parent = requireParent(target);
+  const lockOwner = await assertWritable(ctx, [await withStamp(writeTarget(target, 0))]);
+  const known = parent.ownerSeq === ctx.caller.userSeq
+    ? { ...await ownState, parent: parent.entry ?? null }
+    : undefined;
+  const created = await storeAt(ctx, target, body, expectedSize, lockOwner, known);
   return new Response(null, {
     status: 201,
     headers: { etag: etagOf(created)!, location: target.href },

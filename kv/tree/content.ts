@@ -18,15 +18,19 @@ import { requireUser, type User } from "../identity/users.ts";
 import { assertNotLockedByOther, type LockOwner } from "./locks.ts";
 import { readInheritedLockGuard, readMembershipLockGuard } from "./dav_locks.ts";
 import {
+  type NewFileState,
   newResource,
   type NotFound,
   type OnNameConflict,
   pickName,
   readLiveEntries,
+  readNewFileState,
   requireFolderEntry,
+  stateFits,
 } from "./placement.ts";
 import { type ContentVersion, deleteVersion, writeVersion } from "./content_versions.ts";
 import { getResourceEntry, type Resource, writeResource } from "./resources.ts";
+import { lockStampKey, usageKey } from "../keys.ts";
 import { validateName } from "./names.ts";
 import { chargeUsage, readUsageEntry } from "./usage.ts";
 
@@ -128,18 +132,27 @@ interface StoreFileInput extends ContentSource {
   reason: string;
   /** Who is writing, for the parent folder's WebDAV locks (WebDAV: the tokens submitted). */
   lockOwner?: LockOwner;
+  /** The owner's state and the parent's entry, when the caller just read them (checked first). */
+  known?: NewFileState;
 }
 
 /** Stores a new file: bytes first, then resource + name index + version + usage in one commit. */
 export async function storeNewFile(d: Deps, input: StoreFileInput): Promise<Resource> {
   const name = validateName(input.name, "name");
-  const owner = await requireUser(d.kv, input.ownerSeq);
-  await requireFolderEntry(d.kv, owner.userSeq, input.parentRs);
+  // The owner, their usage and lock stamp and the parent: one round trip before the bytes stream.
+  // An edge that read them on its way (kv/tree/placement.ts stateFits) saves that round trip.
+  const known = input.known && stateFits(input.known, input.ownerSeq, input.parentRs);
+  const read = known ? input.known! : await readNewFileState(d.kv, input.ownerSeq, input.parentRs);
+  const owner = read.owner;
   // A locked parent refuses before the bytes stream (the commit checks it again).
-  const [free] = await Promise.all([
-    freeQuota(d, owner.userSeq),
-    readMembershipLockGuard(d.kv, owner.userSeq, input.parentRs, input.lockOwner ?? null),
-  ]);
+  await readMembershipLockGuard(
+    d.kv,
+    owner.userSeq,
+    input.parentRs,
+    input.lockOwner ?? null,
+    read.lockStamp,
+  );
+  const free = Math.max(owner.quotaBytes - (read.usage.value ?? 0), 0);
   if (input.expectedSize !== undefined && input.expectedSize > free) {
     fail(
       input.quotaCode,
@@ -237,17 +250,26 @@ async function commitNewFile(d: Deps, input: FileCommit, callerOwned = false): P
   const resourceSeq = await d.ids.next("resource");
   return withBlob(d, blob, () =>
     commitWithRetry(async () => {
-      const [parent, usage, guard] = await Promise.all([
-        requireFolderEntry(d.kv, owner.userSeq, input.parentRs),
-        readUsageEntry(d.kv, owner.userSeq),
-        readMembershipLockGuard(d.kv, owner.userSeq, input.parentRs, input.lockOwner ?? null),
-      ]);
+      // The parent, the usage, the lock stamp and the name slot in one round trip.
+      const read = await readNewFileState(d.kv, owner.userSeq, input.parentRs, input.name);
+      const { parent, usage } = read;
+      const guard = await readMembershipLockGuard(
+        d.kv,
+        owner.userSeq,
+        input.parentRs,
+        input.lockOwner ?? null,
+        read.lockStamp,
+      );
+      // A free slot is checked by the commit (writeResource); a taken one is answered or renamed.
+      const name = read.holder === null
+        ? input.name
+        : await pickName(d.kv, owner.userSeq, input.parentRs, input.name, input.onConflict);
       const file = newResource({
         rs: resourceSeq,
         ownerSeq: owner.userSeq,
         tenantId: owner.tenantId,
         parentRs: input.parentRs,
-        name: await pickName(d.kv, owner.userSeq, input.parentRs, input.name, input.onConflict),
+        name,
         actorSeq: input.actorSeq,
         content: blob,
       });
@@ -281,6 +303,8 @@ interface PutContentInput extends ContentSource {
   actorSeq: number;
   /** Who is writing, for the lock check; null = nobody holding a lock. */
   lockOwner: LockOwner;
+  /** The owner's state (user, usage, lock stamp), when the caller just read it. */
+  known?: NewFileState;
 }
 
 /**
@@ -294,21 +318,28 @@ export async function putContent(d: Deps, input: PutContentInput): Promise<Resou
     fail("RESOURCE_006", `Resource ${input.rs} is a folder`, "rs");
   }
   assertNotLockedByOther(before.lock.value, input.lockOwner);
+  // The owner, their usage and lock stamp in one round trip.
+  const ownerSeq = before.cur.value.ownerSeq;
+  const state = input.known?.owner.userSeq === ownerSeq
+    ? input.known
+    : await readNewFileState(d.kv, ownerSeq, null);
+  const owner = state.owner;
   // A WebDAV depth-infinity lock on a folder above counts too; refused before the bytes stream.
-  await readInheritedLockGuard(d.kv, before.cur.value, input.lockOwner);
-  const owner = await requireUser(d.kv, before.cur.value.ownerSeq);
-  const free = await freeQuota(d, owner.userSeq);
+  await readInheritedLockGuard(d.kv, before.cur.value, input.lockOwner, state.lockStamp);
+  const free = Math.max(owner.quotaBytes - (state.usage.value ?? 0), 0);
   const credit = input.mode === "overwrite" ? before.cur.value.size : 0;
   const blob = await acceptContent(d, input, free + credit);
   let replaced: string | null = null;
   const file = await withBlob(d, blob, () =>
     commitWithRetry(async () => {
-      const [{ cur, lock }, usage] = await Promise.all([
+      const [{ cur, lock }, [usage, stamp]] = await Promise.all([
         readLiveEntries(d, input.rs, notFound),
-        readUsageEntry(d.kv, owner.userSeq),
+        d.kv.getMany<[number, number]>([usageKey(owner.userSeq), lockStampKey(owner.userSeq)]),
       ]);
       assertNotLockedByOther(lock.value, input.lockOwner);
-      const inherited = await readInheritedLockGuard(d.kv, cur.value, input.lockOwner);
+      // The stamp read beside the entries is the owner's (a file keeps its owner; else re-read).
+      const ownStamp = cur.value.ownerSeq === owner.userSeq ? stamp : undefined;
+      const inherited = await readInheritedLockGuard(d.kv, cur.value, input.lockOwner, ownStamp);
       const now = Date.now();
       const next: Resource = {
         ...cur.value,

@@ -223,9 +223,11 @@ export async function readInheritedLockGuard(
   kv: Deno.Kv,
   r: Resource,
   owner: LockOwner,
+  /** The owner's lock stamp entry, when the caller read it already (one round trip less). */
+  read?: Deno.KvEntryMaybe<number>,
 ): Promise<Deno.AtomicCheck[]> {
   if (r.parentRs === null) return [];
-  const stamp = await kv.get<number>(lockStampKey(r.ownerSeq));
+  const stamp = read ?? await kv.get<number>(lockStampKey(r.ownerSeq));
   if (stamp.value === null) return [stamp];
   const chain = await chainOf(kv, r.rs);
   const held = chain ? await locksApplying(kv, { self: null, ancestors: chain.ancestors }) : [];

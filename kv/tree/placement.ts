@@ -14,7 +14,17 @@ import { type ErrorCode, fail } from "../errors.ts";
 import { mimeOf } from "../../lib/mime.ts";
 import { type Lock, lockEntryFor, type LockOwner } from "./locks.ts";
 import { readFolderLockGuard } from "./folder_lock_guard.ts";
-import { freeName, getResourceEntry, nameHolder, type Resource } from "./resources.ts";
+import {
+  freeName,
+  getResourceEntry,
+  type IndexValue,
+  nameHolder,
+  nameIndexKey,
+  type Resource,
+  rsOfIndexValue,
+} from "./resources.ts";
+import type { User } from "../identity/users.ts";
+import { lockStampKey, resourceKey, usageKey, userKey } from "../keys.ts";
 
 /** What to do when the name is taken: pick "name (n).ext", or fail with RESOURCE_003. */
 export type OnNameConflict = "rename" | "fail";
@@ -39,6 +49,60 @@ export async function requireFolderEntry(
     fail("RESOURCE_005", `Resource ${parentRs} is a file, not a folder`, field);
   }
   return entry;
+}
+
+/**
+ * What a new file's checks read, in one getMany: the owner (USER_001), their usage and lock stamp,
+ * the parent folder's entry (null for the drive root; RESOURCE_008 / RESOURCE_005 as
+ * requireFolderEntry answers them) and, given `name`, who holds that name slot.
+ */
+export async function readNewFileState(
+  kv: Deno.Kv,
+  ownerSeq: number,
+  parentRs: number | null,
+  name?: string,
+) {
+  const keys: Deno.KvKey[] = [userKey(ownerSeq), usageKey(ownerSeq), lockStampKey(ownerSeq)];
+  if (name !== undefined) keys.push(nameIndexKey(ownerSeq, parentRs, name));
+  if (parentRs !== null) keys.push(resourceKey(parentRs));
+  const entries = await kv.getMany<unknown[]>(keys);
+  const owner = (entries[0].value as User | null) ??
+    fail("USER_001", `No user with seq ${ownerSeq}`, "userSeq");
+  const slot = name === undefined ? null : entries[3] as Deno.KvEntryMaybe<IndexValue>;
+  let parent: Deno.KvEntry<Resource> | null = null;
+  if (parentRs !== null) {
+    const entry = entries.at(-1) as Deno.KvEntryMaybe<Resource>;
+    const p = entry.value;
+    if (!p || p.trashedAt !== null || p.ownerSeq !== ownerSeq) {
+      fail("RESOURCE_008", `No folder with seq ${parentRs} in this drive`, "pfs");
+    }
+    if (p.type !== "FOLDER") {
+      fail("RESOURCE_005", `Resource ${parentRs} is a file, not a folder`, "pfs");
+    }
+    parent = entry as Deno.KvEntry<Resource>;
+  }
+  return {
+    owner,
+    usage: entries[1] as Deno.KvEntryMaybe<number>,
+    lockStamp: entries[2] as Deno.KvEntryMaybe<number>,
+    holder: slot?.value == null ? null : rsOfIndexValue(slot.value),
+    parent,
+  };
+}
+
+/** What readNewFileState answers. */
+export type NewFileState = Awaited<ReturnType<typeof readNewFileState>>;
+
+/**
+ * Whether `state`, read by an edge before (its owner state beside its path walk, the parent's
+ * entry from the walk), is about this owner and parent and still names a live folder of theirs.
+ */
+export function stateFits(state: NewFileState, ownerSeq: number, parentRs: number | null) {
+  if (state.owner.userSeq !== ownerSeq) return false;
+  if (parentRs === null) return state.parent === null;
+  const p = state.parent?.value;
+  return p?.rs === parentRs && p.ownerSeq === ownerSeq && p.type === "FOLDER" &&
+    p.trashedAt === null;
 }
 
 /**
