@@ -21,7 +21,12 @@ import {
   type Upload,
   uploadStatus,
 } from "../../kv/tree/uploads.ts";
-import { ErrorEnvelopeSchema, errorResponsesWith, newOpenApiApp } from "../http/openapi.ts";
+import {
+  ErrorEnvelopeSchema,
+  errorResponsesWith,
+  newOpenApiApp,
+  servedWithHead,
+} from "../http/openapi.ts";
 import {
   byteCount,
   ChecksumHeader,
@@ -122,9 +127,37 @@ const createRouteDef = createRoute({
   },
 });
 
-const headRouteDef = createRoute({
-  method: "head",
+/** GET of an upload through the link: where it stands (HEAD, tus, is served by the same handler). */
+const statusRouteDef = createRoute({
+  method: "get",
   path: "/links/{token}/uploads/{uploadId}",
+  tags: ["Share links"],
+  operationId: "linkUploadStatus",
+  security: [],
+  summary: "Where a link upload stands: bytes stored, length, state",
+  request: { params: UploadParams, headers: z.object({ "x-link-access": AccessHeader }) },
+  responses: {
+    200: {
+      description: "The upload's offset, length and state",
+      content: {
+        "application/json": {
+          schema: z.object({
+            result: z.literal(true).describe("Always true on success"),
+            data: z.object({
+              offset: z.number().int().describe("Bytes stored so far"),
+              length: z.number().int().describe("The upload's whole length"),
+              state: z.string().describe("uploading, completed, expired or failed"),
+            }).describe("The upload"),
+          }),
+        },
+      },
+    },
+    ...linkUploadErrors("UPLOAD_001"),
+  },
+});
+
+/** HEAD of the status route's path, for tus: served by its handler (servedWithHead). */
+const headOperation = {
   tags: ["Share links"],
   operationId: "linkTusUploadOffset",
   security: [],
@@ -141,7 +174,7 @@ const headRouteDef = createRoute({
     404: { description: "UPLOAD_001: no such upload through this link" },
     410: { description: "UPLOAD_006: expired, or its final commit failed" },
   },
-});
+};
 
 const patchRouteDef = createRoute({
   method: "patch",
@@ -283,19 +316,27 @@ export function publicLinkUploadsApi(d: Deps) {
     return c.body(null, 201);
   });
 
-  // HEAD is answered by Hono with the path's GET route: this GET serves HEAD only.
-  app.get("/links/:token/uploads/:uploadId", async (c) => {
-    if (c.req.method !== "HEAD") fail("REQUEST_004", "Link uploads have no GET: use HEAD");
-    const { upload } = await linkUpload(c, c.req.param("uploadId"));
+  app.openapi(servedWithHead(app, statusRouteDef, headOperation), async (c) => {
+    const { upload } = await linkUpload(c, c.req.valid("param").uploadId);
     const status = uploadStatus(upload);
-    if (status === "expired" || status === "failed") {
-      fail("UPLOAD_006", `Upload ${upload.id} is ${status}`);
+    if (c.req.method === "HEAD") {
+      if (status === "expired" || status === "failed") {
+        fail("UPLOAD_006", `Upload ${upload.id} is ${status}`);
+      }
+      c.header("Cache-Control", "no-store");
+      c.header("Upload-Length", String(upload.length));
+      offsetHeaders(c, upload);
+      // HEAD's answer is headers only; the route's typed (JSON) answer is GET's.
+      return c.body(null, 200) as never;
     }
-    c.header("Upload-Length", String(upload.length));
-    offsetHeaders(c, upload);
-    return c.body(null, 200);
+    return c.json(
+      {
+        result: true as const,
+        data: { offset: upload.offset, length: upload.length, state: status },
+      },
+      200,
+    );
   });
-  app.openAPIRegistry.registerPath(headRouteDef);
 
   app.openapi(patchRouteDef, async (c) => {
     const offset = byteCount(c.req.header("upload-offset"), "Upload-Offset");

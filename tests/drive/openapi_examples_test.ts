@@ -104,6 +104,7 @@ const ORDER = [
   // Uploads through the open link (it grants cu): after the others, as they add a file.
   "linkTusCreateUpload",
   "linkTusUploadOffset",
+  "linkUploadStatus",
   "linkTusAppend",
   "linkTusTerminate",
 ];

@@ -24,6 +24,7 @@ const TEST_ONLY = [
 const NOT_RUNTIME: Record<string, string> = {
   "preact": "the console's source (ui/), bundled into static/build/ by deno task build",
   "@preact/signals": "the console's source (ui/), bundled into static/build/ by deno task build",
+  "tus-js-client": "the app's and the share page's uploads (ui/), bundled into static/build/",
 };
 
 /** `npm:hono@4.13.19`, `npm:/@hono/zod-openapi@1.6.3/x` → `hono`, `@hono/zod-openapi`. */
