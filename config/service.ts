@@ -142,4 +142,11 @@ export const SERVICE_VARIABLES = {
     about: "writes of a process whose lease went unrenewed this long are abandoned and their " +
       "leftovers removed",
   },
+  folderCopyMaxItems: {
+    name: "DRIVE_FOLDER_COPY_MAX_ITEMS",
+    default: "10000",
+    parse: int(1),
+    about: "most files and folders one folder copy (`POST /folders/{rs}/copy`, WebDAV COPY) " +
+      "takes; a larger folder is refused with `RESOURCE_021`",
+  },
 } satisfies Record<string, Variable>;

@@ -1,14 +1,14 @@
 /**
- * COPY and MOVE (RFC 4918 9.8, 9.9) over the drive's own operations: copyFile and createFolder
- * (a COPY counts against the quota like any copy), moveResource, renameResource and
- * moveFileToDrive. Destination is an absolute URI or a path; another host is 502. Overwrite: F
+ * COPY and MOVE (RFC 4918 9.8, 9.9) over the drive's own operations: copyFile, copyFolder
+ * (Depth: infinity, kv/tree/folder_copy.ts) and createFolder (Depth: 0), so a COPY counts
+ * against the quota like any copy; moveResource, renameResource and moveFileToDrive. Destination is an absolute URI or a path; another host is 502. Overwrite: F
  * refuses a mapped destination (412); T moves what is there to the trash first (204). A
  * collection never goes into itself (403).
  */
 import { copyFile } from "../kv/tree/content.ts";
 import { copyDeadProps } from "../kv/tree/dead_props.ts";
 import { createFolder } from "../kv/tree/folders.ts";
-import { iterateChildren } from "../kv/tree/listing.ts";
+import { copyFolder } from "../kv/tree/folder_copy.ts";
 import { releaseDavLocksOn } from "../kv/tree/dav_locks.ts";
 import type { LockOwner } from "../kv/tree/locks.ts";
 import { moveFileToDrive, moveResource, renameResource, trashResource } from "../kv/tree/moves.ts";
@@ -168,6 +168,17 @@ async function copy(
     await copyDeadProps(ctx.d.kv, r.rs, made);
     return;
   }
+  if (depth === "infinity") {
+    // The drive's one folder copy (kv/tree/folder_copy.ts): quota up front, batched commits.
+    await copyFolder(ctx.d, {
+      ...common,
+      rs: r.rs,
+      name,
+      onConflict: "fail",
+      onCopied: (src, made) => copyDeadProps(ctx.d.kv, src.rs, made),
+    });
+    return;
+  }
   const folder = await createFolder(ctx.d, {
     ownerSeq: to.ownerSeq,
     parentRs: to.parentRs,
@@ -177,9 +188,4 @@ async function copy(
     lockOwner,
   });
   await copyDeadProps(ctx.d.kv, r.rs, folder);
-  if (depth === 0) return;
-  const into: Container = { ownerSeq: to.ownerSeq, parentRs: folder.rs, href: "", access: null };
-  for await (const child of iterateChildren(ctx.d.kv, r.ownerSeq, r.rs)) {
-    await copy(ctx, child, into, child.name, "infinity", lockOwner);
-  }
 }

@@ -88,6 +88,10 @@ export const ERROR_CATALOG = {
     400,
     "The folder holds too many entries for one ZIP download; download its subfolders",
   ),
+  RESOURCE_021: entry(
+    400,
+    "The folder holds more items than one copy takes (DRIVE_FOLDER_COPY_MAX_ITEMS); copy its subfolders",
+  ),
   // Stored content versions
   VERSION_001: entry(404, "The file has no stored version with that number (or it was deleted)"),
   VERSION_002: entry(409, "The current version cannot be deleted; restore another one first"),

@@ -1,8 +1,11 @@
-/** Folder endpoints: create, rename, move and delete (to trash). ZIP download: folder_zip.ts. */
+/**
+ * Folder endpoints: create, rename, move, copy and delete (to trash). ZIP download: folder_zip.ts.
+ */
 import { z } from "@hono/zod-openapi";
 import { authorizeFolderTarget } from "../../kv/sharing/authorize.ts";
 import type { Deps } from "../../kv/deps.ts";
 import { createFolder } from "../../kv/tree/folders.ts";
+import { copyFolder } from "../../kv/tree/folder_copy.ts";
 import { moveResource, renameResource, trashResource } from "../../kv/tree/moves.ts";
 import { fail, isDriveError } from "../../kv/errors.ts";
 import { type ApiEnv, authorizedResource } from "../http/auth.ts";
@@ -50,6 +53,12 @@ const MoveFolderBody = z.object({
   ss: bodySeq("Owner's user seq when the folder is shared with the caller"),
 }).openapi("MoveFolderRequest", { description: "Where to move a folder" });
 
+const CopyFolderBody = z.object({
+  ts: bodySeq("Owner of the destination drive; omitted = the owner of pfs (or the caller)"),
+  pfs: bodySeq("Destination folder; omitted = the caller's drive root"),
+  ss: bodySeq("Owner's user seq when the source folder is shared with the caller"),
+}).openapi("CopyFolderRequest", { description: "Where to copy a folder" });
+
 const createFolderRoute = write("post", "/folders", "createFolder", {
   summary: "Create a folder",
   request: { body: jsonBody(CreateFolderBody, true, { fn: "Drafts", pfs: 1 }) },
@@ -95,6 +104,27 @@ const moveFolderRoute = write("post", "/folders/{resourceSeq}/move", "moveFolder
     "RESOURCE_012",
     "RESOURCE_014",
     "RESOURCE_017",
+  ),
+});
+
+const copyFolderRoute = write("post", "/folders/{resourceSeq}/copy", "copyFolder", {
+  summary: "Copy a folder with everything in it (a taken name becomes 'name (n)')",
+  description: "Needs view and download on the folder and upload on the destination. The " +
+    "destination owner's quota is charged for every byte first (RESOURCE_015 before anything " +
+    "is written). While the copy runs its folder is named 'name (copying …)'; it takes its " +
+    "final name only once complete, so a copy cut off midway never looks complete.",
+  request: { params: RsParams, body: jsonBody(CopyFolderBody, false, { pfs: 3 }) },
+  responses: created(
+    CreatedResourceSchema,
+    "The new folder",
+    ...FOLDER_ACCESS_ERRORS,
+    "RESOURCE_007",
+    "RESOURCE_008",
+    "RESOURCE_010",
+    "RESOURCE_012",
+    "RESOURCE_014",
+    "RESOURCE_015",
+    "RESOURCE_021",
   ),
 });
 
@@ -174,6 +204,24 @@ export function foldersApi(d: Deps) {
       actorSeq: caller.userSeq,
     });
     return ok(c, toResourceItem(moved), 200);
+  });
+
+  app.openapi(copyFolderRoute, async (c) => {
+    const { resourceSeq } = c.req.valid("param");
+    const body = c.req.valid("json") ?? {};
+    const caller = c.get("caller");
+    await authorizedResource(d.kv, caller, "FOLDER", resourceSeq, body.ss, "download");
+    if (body.pfs == null && body.ts != null && body.ts !== caller.userSeq) {
+      fail("REQUEST_001", "pfs: required when ts names another user's drive", "pfs");
+    }
+    const to = await authorizeFolderTarget(d.kv, caller, { pfs: body.pfs, ss: body.ts }, "upload");
+    const copy = await copyFolder(d, {
+      rs: resourceSeq,
+      destOwnerSeq: to.ownerSeq,
+      destParentRs: to.parentRs,
+      actorSeq: caller.userSeq,
+    });
+    return ok(c, toCreatedResource(copy), 201);
   });
 
   app.openapi(deleteFolderRoute, async (c) => {

@@ -1,7 +1,7 @@
 /**
  * The file browser's file actions in headless Chromium (issue 25, items 1, 3 and 4): move and
- * copy through the folder picker (by mouse and by keyboard alone, with the API's refusal of a
- * folder into itself shown by its code), rename, trash and restore, checked through the API;
+ * copy of files and folders through the folder picker (by mouse and by keyboard alone, with the
+ * API's refusal of a folder into itself shown by its code), rename, trash and restore, checked through the API;
  * the versions panel restoring an older version; new documents from the templates in English
  * and Korean; the grid view with image thumbnails in My drive and for a second user under
  * Shared with me, with 2-D arrows. axe on the picker, the panel and the grid; screenshots
@@ -357,5 +357,38 @@ browserTest(
     await row(page, "g-699").waitFor();
     assert.ok((await cards.count()) < 80, "still only the cards in view");
     assert.equal(await row(page, "g-699").getAttribute("aria-posinset"), "700");
+  },
+);
+
+browserTest(
+  "app files: a folder with two files is copied through the picker",
+  async ({ page, server, screenshot }) => {
+    const kim = await driveUser(server, "kim");
+    const reports = await kim.newFolder("Reports");
+    await kim.newFile("q1.txt", "first quarter\n", reports);
+    await kim.newFile("q2.txt", "second quarter\n", reports);
+    const backup = await kim.newFolder("Backup");
+    await signInToDrive(page, server, "kim");
+
+    await row(page, "Reports").click();
+    await page.getByRole("button", { name: "Copy to…" }).click();
+    const copy = page.getByRole("dialog", { name: "Copy “Reports” to…" });
+    await copy.getByRole("button", { name: "Backup" }).click();
+    await copy.getByRole("navigation", { name: "Destination path" })
+      .getByRole("button", { name: "Backup" }).waitFor();
+    await assertAccessible(page, "the folder picker copying a folder");
+    await screenshot("files-picker-copy-folder");
+    await copy.getByRole("button", { name: "Copy here" }).click();
+    await page.getByRole("status").getByText("“Reports” copied to “Backup”.").waitFor();
+    await copy.waitFor({ state: "detached" });
+
+    // Through the API: Backup/Reports holds both files with their bytes; the original stays.
+    assert.deepEqual(await namesIn(kim, backup), ["Reports"]);
+    const copied = await seqOf(kim, "Reports", backup);
+    assert.notEqual(copied, reports);
+    assert.deepEqual(await namesIn(kim, copied), ["q1.txt", "q2.txt"]);
+    assert.equal(await bytesOf(kim, await seqOf(kim, "q1.txt", copied)), "first quarter\n");
+    assert.equal(await bytesOf(kim, await seqOf(kim, "q2.txt", copied)), "second quarter\n");
+    assert.deepEqual(await namesIn(kim, reports), ["q1.txt", "q2.txt"]);
   },
 );

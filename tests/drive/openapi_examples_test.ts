@@ -92,6 +92,7 @@ const ORDER = [
   "lockWebOfficeDocument",
   "putWebOfficeContent",
   "unlockWebOfficeDocument",
+  "copyFolder",
   "trashFile",
   "trashFolder",
   "listTrash",

@@ -1,7 +1,7 @@
 /**
  * The selection's move, copy and versions buttons with the dialogs they open (folder_picker.tsx,
- * versions_panel.tsx), so the page only places them. Folders are not copied: the API copies
- * files only, so Copy is offered when every picked row is a file.
+ * versions_panel.tsx), so the page only places them. Files and folders alike are moved and
+ * copied (a folder with everything in it: POST /folders/{rs}/copy).
  */
 import { useRef, useState } from "preact/hooks";
 import type { Row } from "./api.ts";
@@ -17,7 +17,6 @@ export function FileActions(
   const [versionsOf, setVersionsOf] = useState<Row | null>(null);
   const said = useRef("");
   const one = p.picked.length === 1 ? p.picked[0] : null;
-  const filesOnly = p.picked.length > 0 && p.picked.every((row) => row.type === "FILE");
   const done = (mode: PickMode, rows: Row[]) => (rss: Set<number>, to: string) => {
     const first = rows.find((row) => rss.has(row.rs))!;
     const what = rss.size === 1 ? `“${first.name}”` : t("nItems", rss.size);
@@ -44,7 +43,7 @@ export function FileActions(
       <button
         type="button"
         class="button"
-        disabled={!filesOnly}
+        disabled={!p.picked.length}
         onClick={() => setPicking({ mode: "copy", rows: p.picked })}
       >
         {t("copyTo")}

@@ -58,9 +58,9 @@ export const moveRow = (row: Row, to: PickFolder | null) =>
     ...own(row.ss),
   });
 
-/** Copies file `row` into folder `to` (a taken name becomes "name (n).ext"). */
+/** Copies file or folder `row` into folder `to` (a taken name becomes "name (n).ext"). */
 export const copyRow = (row: Row, to: PickFolder | null) =>
-  drive.call<{ resourceSeq: number }>("POST", `/files/${row.rs}/copy`, {
+  drive.call<{ resourceSeq: number }>("POST", `/${kind(row)}/${row.rs}/copy`, {
     ...(to ? { pfs: to.rs, ...(to.ss ? { ts: to.ss } : {}) } : {}),
     ...own(row.ss),
   });
