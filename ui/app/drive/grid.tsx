@@ -125,7 +125,9 @@ export function GridView(p: GridProps) {
   const first = firstLine * cols;
   const last = Math.min(p.rows.length, lastLine * cols);
 
-  useEffect(() => p.onRange(first, last), [first, last, p.rows.length]);
+  // Reported as soon as the range is rendered (a layout effect), not a frame later after paint,
+  // so the listing can ask for its next page in the same task as the scroll.
+  useLayoutEffect(() => p.onRange(first, last), [first, last, p.rows.length]);
 
   // Keyboard moves scroll the active card's line into view.
   useEffect(() => {

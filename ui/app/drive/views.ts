@@ -9,12 +9,6 @@ import { drive } from "../store.ts";
 import { viewSource } from "./starred.ts";
 import type { MessageKey } from "../messages.ts";
 
-/**
- * How close to the loaded end the rendered rows may come before the next page is fetched: more
- * than a screenful, so the page after the first comes at once and scrolling rarely waits.
- */
-export const PREFETCH_ROWS = 300;
-
 export const TITLES: Record<DriveRoute["view"], MessageKey> = {
   mine: "myDrive",
   shared: "shared",

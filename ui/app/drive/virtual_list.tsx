@@ -39,7 +39,9 @@ export function VirtualList(props: VirtualListProps) {
   const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(props.count, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
 
-  useEffect(() => props.onRange(first, last), [first, last, props.count]);
+  // Reported as soon as the range is rendered (a layout effect), not a frame later after paint,
+  // so the listing can ask for its next page in the same task as the scroll.
+  useLayoutEffect(() => props.onRange(first, last), [first, last, props.count]);
 
   // Keyboard moves scroll the active row into view (by the row's box, not the DOM's own
   // scrollIntoView, because the row may not be rendered yet).
