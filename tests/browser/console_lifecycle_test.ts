@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { browserTest, openSection, signIn } from "./helpers.ts";
 import { newApiUser, shareFlags } from "../helpers/api.ts";
+import { until } from "../helpers/wait.ts";
 import { PAGE_SIZE } from "../../ui/admin/components/table.tsx";
 
 async function keyWorks(url: string, apiKey: string): Promise<boolean> {
@@ -106,6 +107,11 @@ browserTest(
     await fill("ana", "ana@example.com");
     const status = form.locator("p.status");
     await status.filter({ hasText: "User “ana” created" }).waitFor();
+    // The form empties itself after a success; refilling before that lands would be undone.
+    await until(
+      "the form to reset",
+      async () => (await form.getByLabel("Account id").inputValue()) === "",
+    );
     // The same account id again: the server refuses; the green message must be gone.
     await fill("ana", "other@example.com");
     const error = form.getByText(/already taken/);
